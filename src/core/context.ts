@@ -1,0 +1,21 @@
+// Values the core's interceptors put into a call's context.
+import { createContextKey } from "@connectrpc/connect";
+
+export interface Principal {
+  keyId: string;
+  name: string;
+  admin: boolean;
+  /** Wire formats the key may use; empty = all. */
+  formats: string[];
+  /** Model globs the key may use; empty = all. */
+  models: string[];
+}
+
+export const principalKey = createContextKey<Principal | undefined>(undefined, { description: "authenticated API key" });
+/** The wire format a call came in on ("messages", "generate-content", ..., or "core" for direct RPC callers). */
+export const formatKey = createContextKey<string>("core", { description: "calling wire format" });
+export const requestIdKey = createContextKey<string>("", { description: "request id" });
+
+/** Header names facades use to tell the core about the original request. */
+export const FORMAT_HEADER = "omnigate-format";
+export const REQUEST_ID_HEADER = "request-id";

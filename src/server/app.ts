@@ -1,0 +1,83 @@
+// buildApp(deps) -> a FastifyInstance with every HTTP surface, not listening:
+// the wire-format facades, Connect and gRPC-Web for the core services, tRPC,
+// health, readiness and metrics.
+import { randomBytes } from "node:crypto";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
+import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
+import { appRouter, type AppRouter } from "../trpc/router.js";
+import { trpcContextFactory } from "../trpc/context.js";
+import type { AppDeps } from "./deps.js";
+import { facades } from "./facades.js";
+
+const SAFE_ID = /^[\w.:-]{1,128}$/;
+
+export function requestId(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = req.headers["request-id"] ?? req.headers["x-request-id"];
+  if (typeof given === "string" && SAFE_ID.test(given)) return given;
+  return "req_" + randomBytes(12).toString("hex");
+}
+
+/** Hides credentials that clients put in query strings (?key=...). */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&](?:key|api_key|token)=)[^&]*/gi, "$1[redacted]");
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      serializers: {
+        req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+      },
+    },
+    genReqId: (req) => requestId(req),
+    requestIdLogLabel: "requestId",
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: true,
+  });
+
+  app.addHook("onRequest", async (req, reply) => {
+    reply.header("request-id", req.id);
+  });
+  app.addHook("onResponse", async (req, reply) => {
+    const route = req.routeOptions.url ?? "unmatched";
+    const labels = { method: req.method, route };
+    deps.metrics.httpRequests.inc({ ...labels, status: String(reply.statusCode) });
+    deps.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/readyz", async (_req, reply) => {
+    if (deps.lifecycle.shuttingDown) return reply.code(503).send({ status: "shutting down" });
+    try {
+      await deps.storage.migrations();
+    } catch {
+      return reply.code(503).send({ status: "storage unavailable" });
+    }
+    return { status: "ready" };
+  });
+  app.get("/metrics", async (_req, reply) => {
+    reply.header("content-type", deps.metrics.registry.contentType);
+    return deps.metrics.registry.metrics();
+  });
+
+  // Connect and gRPC-Web over HTTP/1.1 (gRPC itself needs the h2c listener).
+  await app.register(fastifyConnectPlugin, { routes: deps.core.routes, interceptors: deps.core.interceptors });
+
+  await app.register(fastifyTRPCPlugin, {
+    prefix: "/trpc",
+    trpcOptions: {
+      router: appRouter,
+      createContext: trpcContextFactory(deps),
+      onError: ({ error, path }) => {
+        if (error.code === "INTERNAL_SERVER_ERROR") app.log.error({ err: error.cause ?? error, path }, "trpc error");
+      },
+    } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],
+  });
+
+  for (const f of facades) await app.register(f.plugin, { deps });
+
+  return app;
+}

@@ -1,0 +1,104 @@
+import type Database from "better-sqlite3";
+import type { ApiKeyRecord, KeyStore } from "../types.js";
+
+interface Row {
+  id: string;
+  name: string;
+  hash: string;
+  prefix: string;
+  admin: number;
+  formats: string;
+  models: string;
+  budget: number;
+  spent: number;
+  limits: string;
+  create_time: number;
+  expire_time: number | null;
+  revoke_time: number | null;
+}
+
+function fromRow(r: Row): ApiKeyRecord {
+  const limits = JSON.parse(r.limits) as Partial<ApiKeyRecord["limits"]>;
+  return {
+    id: r.id,
+    name: r.name,
+    hash: r.hash,
+    prefix: r.prefix,
+    admin: r.admin === 1,
+    formats: JSON.parse(r.formats) as string[],
+    models: JSON.parse(r.models) as string[],
+    budget: r.budget,
+    spent: r.spent,
+    limits: { requestsPerMinute: limits.requestsPerMinute ?? 0, tokensPerMinute: limits.tokensPerMinute ?? 0, concurrentRequests: limits.concurrentRequests ?? 0 },
+    createTime: r.create_time,
+    expireTime: r.expire_time ?? undefined,
+    revokeTime: r.revoke_time ?? undefined,
+  };
+}
+
+function toParams(k: ApiKeyRecord) {
+  return {
+    id: k.id,
+    name: k.name,
+    hash: k.hash,
+    prefix: k.prefix,
+    admin: k.admin ? 1 : 0,
+    formats: JSON.stringify(k.formats),
+    models: JSON.stringify(k.models),
+    budget: k.budget,
+    spent: k.spent,
+    limits: JSON.stringify(k.limits),
+    create_time: k.createTime,
+    expire_time: k.expireTime ?? null,
+    revoke_time: k.revokeTime ?? null,
+  };
+}
+
+const COLUMNS = "id, name, hash, prefix, admin, formats, models, budget, spent, limits, create_time, expire_time, revoke_time";
+const VALUES = "@id, @name, @hash, @prefix, @admin, @formats, @models, @budget, @spent, @limits, @create_time, @expire_time, @revoke_time";
+
+export function sqliteKeyStore(db: Database.Database): KeyStore {
+  const insert = db.prepare(`INSERT INTO api_keys (${COLUMNS}) VALUES (${VALUES})`);
+  const upsert = db.prepare(`INSERT OR REPLACE INTO api_keys (${COLUMNS}) VALUES (${VALUES})`);
+  const byId = db.prepare("SELECT * FROM api_keys WHERE id = ?");
+  const byHash = db.prepare("SELECT * FROM api_keys WHERE hash = ?");
+  const count = db.prepare("SELECT COUNT(*) AS n FROM api_keys");
+  return {
+    async insert(k) {
+      insert.run(toParams(k));
+    },
+    async upsert(k) {
+      upsert.run(toParams(k));
+    },
+    async get(id) {
+      const r = byId.get(id) as Row | undefined;
+      return r && fromRow(r);
+    },
+    async findByHash(hash) {
+      const r = byHash.get(hash) as Row | undefined;
+      return r && fromRow(r);
+    },
+    async list(opts = {}) {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (!opts.includeRevoked) where.push("revoke_time IS NULL");
+      if (opts.after) {
+        where.push("id > ?");
+        params.push(opts.after);
+      }
+      const sql = `SELECT * FROM api_keys ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id LIMIT ?`;
+      params.push(opts.limit ?? 1000);
+      return (db.prepare(sql).all(...params) as Row[]).map(fromRow);
+    },
+    async update(id, patch) {
+      const r = byId.get(id) as Row | undefined;
+      if (!r) return undefined;
+      const next = { ...fromRow(r), ...patch, id: r.id, hash: r.hash };
+      upsert.run(toParams(next));
+      return next;
+    },
+    async count() {
+      return (count.get() as { n: number }).n;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// Versioned schema migrations for SQLite. Append only: never edit a migration
+// that has shipped; add a new version instead.
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: "keys, tasks, usage, files",
+    sql: `
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        admin INTEGER NOT NULL DEFAULT 0,
+        formats TEXT NOT NULL DEFAULT '[]',
+        models TEXT NOT NULL DEFAULT '[]',
+        budget REAL NOT NULL DEFAULT 0,
+        spent REAL NOT NULL DEFAULT 0,
+        limits TEXT NOT NULL DEFAULT '{}',
+        create_time INTEGER NOT NULL,
+        expire_time INTEGER,
+        revoke_time INTEGER
+      );
+      CREATE TABLE tasks (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        owner_key_id TEXT,
+        data TEXT NOT NULL,
+        create_time INTEGER NOT NULL,
+        update_time INTEGER NOT NULL,
+        version INTEGER NOT NULL DEFAULT 1
+      );
+      CREATE INDEX tasks_kind_status ON tasks (kind, status);
+      CREATE INDEX tasks_kind_create ON tasks (kind, create_time);
+      CREATE TABLE usage_records (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        time INTEGER NOT NULL,
+        key_id TEXT NOT NULL,
+        format TEXT NOT NULL,
+        model TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        images INTEGER NOT NULL DEFAULT 0,
+        seconds REAL NOT NULL DEFAULT 0,
+        credits REAL NOT NULL DEFAULT 0,
+        status TEXT NOT NULL,
+        latency_ms INTEGER NOT NULL DEFAULT 0,
+        request_id TEXT NOT NULL DEFAULT ''
+      );
+      CREATE INDEX usage_key_time ON usage_records (key_id, time);
+      CREATE TABLE files (
+        id TEXT PRIMARY KEY,
+        mime_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        create_time INTEGER NOT NULL,
+        expire_time INTEGER,
+        owner_key_id TEXT,
+        kind TEXT NOT NULL
+      );
+      CREATE INDEX files_expire ON files (expire_time);
+    `,
+  },
+];

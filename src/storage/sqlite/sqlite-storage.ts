@@ -1,0 +1,71 @@
+// The embedded default storage: one SQLite file (WAL) under the data dir.
+// better-sqlite3 is synchronous; each call is short, so the async interface
+// simply wraps it.
+import { mkdirSync, accessSync, constants } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import type { Storage } from "../types.js";
+import { StorageError } from "../types.js";
+import { migrations as allMigrations, type Migration } from "./migrations.js";
+import { sqliteKeyStore } from "./keys.js";
+import { sqliteTaskStore } from "./tasks.js";
+import { sqliteUsageStore } from "./usage.js";
+import { sqliteFileStore } from "./files.js";
+
+export const DB_FILE = "omnigate.db";
+
+/** Makes sure the data dir exists and is writable; throws StorageError naming it. */
+export function prepareDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    accessSync(dataDir, constants.W_OK);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new StorageError(`OMNIGATE_DATA_DIR: ${dataDir} is not a writable directory (${e.code ?? e.message})`);
+  }
+}
+
+function migrate(db: Database.Database, list: Migration[]): void {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_time INTEGER NOT NULL)");
+  const applied = new Set((db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((r) => r.version));
+  const insert = db.prepare("INSERT INTO schema_migrations (version, name, applied_time) VALUES (?, ?, ?)");
+  for (const m of [...list].sort((a, b) => a.version - b.version)) {
+    if (applied.has(m.version)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      insert.run(m.version, m.name, Date.now());
+    })();
+  }
+}
+
+export function openSqliteStorage(dataDir: string, opts: { migrations?: Migration[] } = {}): Storage {
+  prepareDataDir(dataDir);
+  const file = path.join(dataDir, DB_FILE);
+  let db: Database.Database;
+  try {
+    db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("busy_timeout = 5000");
+    db.pragma("foreign_keys = ON");
+    migrate(db, opts.migrations ?? allMigrations);
+  } catch (err) {
+    throw new StorageError(`OMNIGATE_DATA_DIR: cannot open ${file}: ${(err as Error).message}`);
+  }
+  let closed = false;
+  return {
+    kind: "sqlite",
+    keys: sqliteKeyStore(db),
+    tasks: sqliteTaskStore(db),
+    usage: sqliteUsageStore(db),
+    files: sqliteFileStore(db),
+    async migrations() {
+      return (db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[]).map((r) => r.version);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// The tRPC router for typed frontends. Procedures call the core through the
+// same clients and interceptors as everything else.
+import { initTRPC } from "@trpc/server";
+import { z } from "zod";
+import { create } from "@bufbuild/protobuf";
+import { Capability } from "../../gen/omnigate/model/v1/model_pb.js";
+import { ChatInputSchema, FinishReason, Role } from "../../gen/omnigate/chat/v1/chat_pb.js";
+import type { TrpcContext } from "./context.js";
+import { toTrpcError } from "./errors.js";
+
+const t = initTRPC.context<TrpcContext>().create({
+  isDev: false,
+  errorFormatter({ shape, ctx }) {
+    if (ctx?.dev) return shape;
+    const { stack: _stack, ...data } = shape.data;
+    return { ...shape, data };
+  },
+});
+
+/** Calls the core and turns its errors into tRPC errors. */
+async function core<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toTrpcError(err);
+  }
+}
+
+const CAPABILITIES = { chat: Capability.CHAT, image: Capability.IMAGE, "image-bot": Capability.IMAGE_BOT, video: Capability.VIDEO } as const;
+
+export const chatGenerateInput = z.object({
+  model: z.string().min(1).max(256),
+  system: z.string().optional(),
+  messages: z
+    .array(z.object({ role: z.enum(["user", "assistant"]), content: z.string().min(1) }))
+    .min(1),
+  maxTokens: z.number().int().positive().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  stopSequences: z.array(z.string().min(1)).max(5).optional(),
+});
+
+const FINISH_NAMES: Record<number, string> = Object.fromEntries(
+  Object.entries(FinishReason)
+    .filter(([, v]) => typeof v === "number")
+    .map(([k, v]) => [v as number, k.toLowerCase()]),
+);
+
+export const appRouter = t.router({
+  models: t.router({
+    list: t.procedure
+      .input(z.object({ capability: z.enum(["chat", "image", "image-bot", "video"]).optional() }).optional())
+      .query(async ({ input, ctx }) => {
+        const res = await core(() => ctx.clients.models.listModels({ capability: input?.capability ? CAPABILITIES[input.capability] : Capability.UNSPECIFIED }, ctx.call));
+        return res.models.map((m) => ({
+          id: m.id,
+          displayName: m.displayName,
+          ownedBy: m.ownedBy,
+          provider: m.provider,
+          capabilities: m.capabilities.map((c) => Capability[c].toLowerCase()),
+        }));
+      }),
+  }),
+  chat: t.router({
+    generate: t.procedure.input(chatGenerateInput).mutation(async ({ input, ctx }) => {
+      const chatInput = create(ChatInputSchema, {
+        model: input.model,
+        system: input.system ? [{ kind: { case: "text", value: { text: input.system } } }] : [],
+        turns: input.messages.map((m) => ({ role: m.role === "user" ? Role.USER : Role.ASSISTANT, parts: [{ kind: { case: "text" as const, value: { text: m.content } } }] })),
+        config: {
+          ...(input.maxTokens !== undefined ? { maxOutputTokens: input.maxTokens } : {}),
+          ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
+          stopSequences: input.stopSequences ?? [],
+        },
+      });
+      const res = await core(() => ctx.clients.chat.generate({ input: chatInput }, ctx.call));
+      const cand = res.candidates[0];
+      return {
+        id: res.id,
+        model: res.model,
+        text: (cand?.parts ?? []).flatMap((p) => (p.kind.case === "text" ? [p.kind.value.text] : [])).join(""),
+        finishReason: FINISH_NAMES[cand?.finishReason ?? FinishReason.UNSPECIFIED] ?? "unspecified",
+        usage: { inputTokens: Number(res.usage?.inputTokens ?? 0n), outputTokens: Number(res.usage?.outputTokens ?? 0n) },
+      };
+    }),
+  }),
+});
+
+export type AppRouter = typeof appRouter;
