@@ -9,6 +9,7 @@ import { appRouter, type AppRouter } from "../trpc/router.js";
 import { trpcContextFactory } from "../trpc/context.js";
 import type { AppDeps } from "./deps.js";
 import { facades } from "./facades.js";
+import { wireConstraint } from "./wire-constraint.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
@@ -36,6 +37,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdLogLabel: "requestId",
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
+    constraints: { wire: wireConstraint },
   });
 
   app.addHook("onRequest", async (req, reply) => {
