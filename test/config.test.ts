@@ -1,0 +1,64 @@
+import t from "tap";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { loadConfig, publicBaseUrl } from "../src/config.js";
+import { tempDir } from "./helpers/app.js";
+
+t.test("defaults", async (t) => {
+  const c = loadConfig({});
+  t.equal(c.port, 8080);
+  t.equal(c.grpcPort, 8081);
+  t.equal(c.host, "127.0.0.1");
+  t.equal(c.dataDir, path.resolve("./data"));
+  t.equal(c.logLevel, "info");
+  t.equal(publicBaseUrl(c), "http://127.0.0.1:8080");
+});
+
+t.test("environment variables", async (t) => {
+  const c = loadConfig({ OMNIGATE_PORT: "9000", OMNIGATE_GRPC_PORT: "9001", OMNIGATE_HOST: "0.0.0.0", OMNIGATE_PUBLIC_URL: "https://gw.example.com/", OMNIGATE_LOG_LEVEL: "warn", OMNIGATE_DEV: "1", OMNIGATE_LOCAL_BLOCKLIST: "a, b" });
+  t.equal(c.port, 9000);
+  t.equal(c.grpcPort, 9001);
+  t.equal(c.dev, true);
+  t.same(c.local.blocklist, ["a", "b"]);
+  t.equal(publicBaseUrl(c), "https://gw.example.com");
+  t.equal(publicBaseUrl(loadConfig({ OMNIGATE_HOST: "0.0.0.0" }), 1234), "http://127.0.0.1:1234");
+});
+
+const bad: [string, Record<string, string>, RegExp][] = [
+  ["port not a number", { OMNIGATE_PORT: "abc" }, /OMNIGATE_PORT \("abc"\)/],
+  ["port out of range", { OMNIGATE_PORT: "70000" }, /OMNIGATE_PORT \("70000"\): expected a port between 0 and 65535/],
+  ["log level", { OMNIGATE_LOG_LEVEL: "loud" }, /OMNIGATE_LOG_LEVEL \("loud"\)/],
+  ["public url", { OMNIGATE_PUBLIC_URL: "not a url" }, /OMNIGATE_PUBLIC_URL/],
+  ["bootstrap key too short", { OMNIGATE_BOOTSTRAP_KEY: "short" }, /OMNIGATE_BOOTSTRAP_KEY .*at least 8/],
+  ["dev flag", { OMNIGATE_DEV: "maybe" }, /OMNIGATE_DEV/],
+];
+for (const [name, env, re] of bad) {
+  t.test(`a bad value names the setting: ${name}`, async (t) => {
+    t.throws(() => loadConfig(env), { name: "ConfigError", message: re });
+  });
+}
+
+t.test("a config file (JSON and YAML), with env winning", async (t) => {
+  const dir = tempDir();
+  const json = path.join(dir, "c.json");
+  writeFileSync(json, JSON.stringify({ port: 7000, logLevel: "debug", local: { blocklist: ["zzz"] } }));
+  const c = loadConfig({ OMNIGATE_CONFIG: json, OMNIGATE_PORT: "7001" });
+  t.equal(c.port, 7001);
+  t.equal(c.logLevel, "debug");
+  t.same(c.local.blocklist, ["zzz"]);
+  const yaml = path.join(dir, "c.yaml");
+  writeFileSync(yaml, "grpcPort: 7100\nhost: 0.0.0.0\n");
+  t.equal(loadConfig({ OMNIGATE_CONFIG: yaml }).grpcPort, 7100);
+});
+
+t.test("a bad config file names the file and the setting", async (t) => {
+  const dir = tempDir();
+  const f = path.join(dir, "c.json");
+  writeFileSync(f, JSON.stringify({ port: "x", local: { blocklist: [1] } }));
+  t.throws(() => loadConfig({ OMNIGATE_CONFIG: f }), { name: "ConfigError", message: /c\.json: port: .*local\.blocklist\[0\]/ });
+  writeFileSync(f, "{nope");
+  t.throws(() => loadConfig({ OMNIGATE_CONFIG: f }), /is not valid JSON/);
+  writeFileSync(f, JSON.stringify({ unknownSetting: 1 }));
+  t.throws(() => loadConfig({ OMNIGATE_CONFIG: f }), /unknownSetting/);
+  t.throws(() => loadConfig({ OMNIGATE_CONFIG: path.join(dir, "missing.json") }), /OMNIGATE_CONFIG: cannot read .*ENOENT/);
+});
