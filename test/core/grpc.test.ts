@@ -58,7 +58,7 @@ t.test("ListModels pages with page_token", async (t) => {
 });
 
 t.test("StreamGenerate streams events in order", async (t) => {
-  const call = chat.streamGenerate(
+  const call = chat.streamGenerate!(
     { input: { model: "claude-sonnet-4-5", turns: [{ role: "ROLE_USER", parts: [{ text: { text: "stream me a few words please" } }] }] } },
     auth(),
   ) as grpc.ClientReadableStream<{ event: string; [k: string]: unknown }>;
