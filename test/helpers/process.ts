@@ -22,9 +22,12 @@ export interface Gateway {
 
 export function spawnGateway(env: Record<string, string>): Gateway {
   const [cmd, ...args] = startCommand();
+  // The child runs under tsx, whose single-line output would make V8 coverage
+  // report every file as fully covered; children do not contribute coverage.
+  const { NODE_V8_COVERAGE: _coverage, ...parentEnv } = process.env;
   const proc = spawn(cmd!, args, {
     cwd: ROOT,
-    env: { ...process.env, OMNIGATE_PORT: "0", OMNIGATE_GRPC_PORT: "0", OMNIGATE_HOST: "127.0.0.1", ...env },
+    env: { ...parentEnv, OMNIGATE_PORT: "0", OMNIGATE_GRPC_PORT: "0", OMNIGATE_HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
