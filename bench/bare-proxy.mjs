@@ -1,0 +1,22 @@
+// The floor for a Node gateway doing no work: fastify 5 + an undici Pool,
+// forwarding the body opaquely; JSON answers buffered, SSE piped.
+import Fastify from "fastify";
+import { Pool } from "undici";
+
+const upstream = process.env.UPSTREAM;
+const pool = new Pool(upstream, { connections: 64, pipelining: 1 });
+const app = Fastify({ logger: false, bodyLimit: 32 * 1024 * 1024 });
+app.removeAllContentTypeParsers();
+app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
+
+app.all("/*", async (req, reply) => {
+  const res = await pool.request({ path: req.url, method: req.method, headers: { "content-type": req.headers["content-type"] ?? "application/json" }, body: req.body });
+  const type = String(res.headers["content-type"] ?? "application/json");
+  reply.code(res.statusCode).header("content-type", type);
+  if (type.startsWith("text/event-stream")) return reply.send(res.body);
+  return reply.send(Buffer.from(await res.body.arrayBuffer()));
+});
+
+const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" });
+process.stdout.write(`LISTENING ${new URL(address).port}\n`);
+process.on("SIGTERM", () => app.close().then(() => process.exit(0)));

@@ -1,0 +1,289 @@
+// npm run bench: measures, side by side in one run on loopback, the fake
+// upstream hit directly, a bare fastify pass-through proxy, and omnigate
+// translating between formats. Load comes from autocannon in its own process.
+// Processes are pinned: upstream and load generator on cpu0, the system under
+// test on cpu1. Bounded in time; stops by itself.
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import net from "node:net";
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SOAK = Number(process.env.BENCH_SOAK_REQUESTS ?? 150_000);
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+const KEY = "sk-bench-0123456789";
+const CLK_TCK = 100;
+const hasTaskset = (() => {
+  try {
+    execFileSync("taskset", ["-c", "0", "true"]);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const pin = (cpu, cmd, args) => (hasTaskset ? ["taskset", ["-c", String(cpu), cmd, ...args]] : [cmd, args]);
+
+function start(name, cpu, cmd, args, env = {}) {
+  const [c, a] = pin(cpu, cmd, args);
+  const proc = spawn(c, a, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  proc.stdout.on("data", (d) => (out += d));
+  proc.stderr.on("data", (d) => (out += d));
+  const port = new Promise((resolve, reject) => {
+    if (name === "omnigate") return resolve(0);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start: ${out}`)), 30_000);
+    proc.stdout.on("data", () => {
+      const m = /LISTENING (\d+)/.exec(out) ?? /"http":(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    proc.once("exit", (code) => reject(new Error(`${name} exited ${code}: ${out}`)));
+  });
+  return { name, proc, port, log: () => out };
+}
+
+/** A port that was free a moment ago (the gateway logs its port only at info level). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function cpuTicks(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return Number(f[11]) + Number(f[12]);
+}
+function memKb(pid, field) {
+  const m = new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) : 0;
+}
+
+function autocannon(url, req, { duration, amount }) {
+  const args = [path.join(ROOT, "node_modules/autocannon/autocannon.js"), "--json", "-c", String(CONNECTIONS), "-m", req.method ?? "POST"];
+  if (amount) args.push("-a", String(amount));
+  else args.push("-d", String(duration));
+  for (const [k, v] of Object.entries(req.headers ?? {})) args.push("-H", `${k}=${v}`);
+  if (req.body !== undefined) args.push("-b", JSON.stringify(req.body));
+  args.push(url);
+  const [c, a] = pin(0, process.execPath, args);
+  const out = execFileSync(c, a, { maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] }).toString();
+  return JSON.parse(out);
+}
+
+async function waitHealthy(url, p) {
+  for (let i = 0; i < 300; i++) {
+    if (p.proc.exitCode !== null) throw new Error(`${p.name} exited: ${p.log()}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${p.name} did not become healthy: ${p.log()}`);
+}
+
+async function probe(url, req, expect) {
+  const res = await fetch(url, { method: req.method ?? "POST", headers: req.headers, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
+  const text = await res.text();
+  if (res.status !== 200 || !expect.test(text)) throw new Error(`HTTP ${res.status}: ${text.slice(0, 300)}`);
+}
+
+async function measure(target, url, req, expect) {
+  try {
+    await probe(url, req, expect);
+  } catch (err) {
+    return { target, error: String(err.message ?? err).slice(0, 200) };
+  }
+  if (WARMUP > 0) autocannon(url, req, { duration: WARMUP });
+  const pid = target.pid;
+  const before = pid ? cpuTicks(pid) : 0;
+  const r = autocannon(url, req, { duration: DURATION });
+  const after = pid ? cpuTicks(pid) : 0;
+  const total = r.requests.total;
+  return {
+    target,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + (r.non2xx ?? 0),
+    requests: total,
+    cpuUsPerReq: pid && total ? ((after - before) * (1e6 / CLK_TCK)) / total : undefined,
+  };
+}
+
+const anthropicHeaders = { "content-type": "application/json", "x-api-key": KEY, "anthropic-version": "2023-06-01" };
+const openaiHeaders = { "content-type": "application/json", authorization: `Bearer ${KEY}` };
+const geminiHeaders = { "content-type": "application/json", "x-goog-api-key": KEY };
+const msgs = [{ role: "user", content: "Say twenty words, please." }];
+const anthropicBody = (model, stream) => ({ model, max_tokens: 256, messages: msgs, ...(stream ? { stream: true } : {}) });
+const openaiBody = (stream) => ({ model: "bench", messages: msgs, max_tokens: 256, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+const geminiBody = { contents: [{ role: "user", parts: [{ text: "Say twenty words, please." }] }], generationConfig: { maxOutputTokens: 256 } };
+
+/** Chat scenarios: the omnigate request and the same upstream call made directly / through the bare proxy. */
+const chat = [
+  { name: "Anthropic client -> OpenAI upstream", stream: false, og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-openai", false) }, up: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(false) }, expect: /word19/ },
+  { name: "Anthropic client -> OpenAI upstream", stream: true, og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-openai", true) }, up: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(true) }, expect: /word19/ },
+  { name: "GenAI client -> Anthropic upstream", stream: false, og: { path: "/v1beta/models/bench-anthropic:generateContent", headers: geminiHeaders, body: geminiBody }, up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", false) }, expect: /word19/ },
+  { name: "GenAI client -> Anthropic upstream", stream: true, og: { path: "/v1beta/models/bench-anthropic:streamGenerateContent?alt=sse", headers: geminiHeaders, body: geminiBody }, up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", true) }, expect: /word19/ },
+  { name: "Anthropic client -> Anthropic upstream", stream: false, og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-anthropic", false) }, up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", false) }, expect: /word19/ },
+  { name: "Anthropic client -> Anthropic upstream", stream: true, og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-anthropic", true) }, up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", true) }, expect: /word19/ },
+];
+
+function fmt(n, d = 0) {
+  return n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d);
+}
+
+async function main() {
+  const dir = mkdtempSync(path.join(tmpdir(), "omnigate-bench-"));
+  const procs = [];
+  const stopAll = () => procs.forEach((p) => p.proc.kill("SIGTERM"));
+  const guard = setTimeout(() => {
+    console.error("bench: time limit reached, stopping");
+    stopAll();
+    process.exit(1);
+  }, Number(process.env.BENCH_TIME_LIMIT_S ?? 1200) * 1000);
+  guard.unref();
+  try {
+    const upstream = start("upstream", 0, process.execPath, ["bench/fake-upstream.mjs"]);
+    procs.push(upstream);
+    const upPort = await upstream.port;
+    const up = `http://127.0.0.1:${upPort}`;
+    const proxy = start("bare proxy", 1, process.execPath, ["bench/bare-proxy.mjs"], { UPSTREAM: up });
+    procs.push(proxy);
+    const config = path.join(dir, "omnigate.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        channels: [
+          { name: "bench-openai", provider: "openai", baseUrl: `${up}/v1`, apiKey: "sk-up", models: ["bench-openai"] },
+          { name: "bench-anthropic", provider: "anthropic", baseUrl: up, apiKey: "sk-up", models: ["bench-anthropic"] },
+          { name: "bench-gemini", provider: "gemini", baseUrl: up, apiKey: "sk-up", models: ["bench-gemini"] },
+        ],
+      }),
+    );
+    const [cmd, ...args] = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start.split(/\s+/);
+    const gwHttp = await freePort();
+    const gwGrpc = await freePort();
+    const gateway = start("omnigate", 1, cmd === "node" ? process.execPath : cmd, args, {
+      OMNIGATE_PORT: String(gwHttp),
+      OMNIGATE_GRPC_PORT: String(gwGrpc),
+      OMNIGATE_DATA_DIR: path.join(dir, "data"),
+      OMNIGATE_CONFIG: config,
+      OMNIGATE_BOOTSTRAP_KEY: KEY,
+      OMNIGATE_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
+      OMNIGATE_LOCAL_TASK_MS: "50",
+    });
+    procs.push(gateway);
+    const proxyPort = await proxy.port;
+    const gwPort = gwHttp;
+    await waitHealthy(`http://127.0.0.1:${gwPort}/healthz`, gateway);
+    const targets = {
+      direct: { name: "direct", pid: undefined, base: up },
+      proxy: { name: "bare proxy", pid: proxy.proc.pid, base: `http://127.0.0.1:${proxyPort}` },
+      omnigate: { name: "omnigate", pid: gateway.proc.pid, base: `http://127.0.0.1:${gwPort}` },
+    };
+    const rows = [];
+    for (const s of chat) {
+      const label = `${s.name}, ${s.stream ? "streaming (20 chunks)" : "non-streaming"}`;
+      if (ONLY && !ONLY.test(label)) continue;
+      const direct = await measure(targets.direct, up + s.up.path, s.up, s.expect);
+      const proxied = await measure(targets.proxy, targets.proxy.base + s.up.path, s.up, s.expect);
+      const og = await measure(targets.omnigate, targets.omnigate.base + s.og.path, s.og, s.expect);
+      rows.push({ scenario: label, results: [direct, proxied, og], baseline: proxied });
+      process.stderr.write(`done: ${label}\n`);
+    }
+    const local = [
+      { label: "image-bot submit (local engine, shortest task)", path: "/ib/submit/imagine", req: { headers: openaiHeaders, body: { prompt: "a bench cat --ar 1:1" } }, expect: /"code":(1|22)/ },
+      { label: "images generations 256x256 (local engine, b64)", path: "/v1/images/generations", req: { headers: openaiHeaders, body: { model: "IMG_MODEL_A", prompt: "a bench cat", size: "256x256", response_format: "b64_json" } }, expect: /b64_json/ },
+    ];
+    for (const l of local) {
+      if (ONLY && !ONLY.test(l.label)) continue;
+      rows.push({ scenario: l.label, results: [await measure(targets.omnigate, targets.omnigate.base + l.path, l.req, l.expect)] });
+      process.stderr.write(`done: ${l.label}\n`);
+    }
+    let soak;
+    if (SOAK > 0 && (!ONLY || ONLY.test("soak"))) {
+      const s = chat[0];
+      const url = targets.omnigate.base + s.og.path;
+      try {
+        await probe(url, s.og, s.expect);
+        const third = Math.floor(SOAK / 3);
+        const rss = [];
+        for (let i = 0; i < 3; i++) {
+          autocannon(url, s.og, { amount: third });
+          rss.push(memKb(gateway.proc.pid, "VmRSS") / 1024);
+        }
+        soak = { requests: third * 3, rssMb: rss, peakMb: memKb(gateway.proc.pid, "VmHWM") / 1024 };
+      } catch (err) {
+        soak = { error: String(err.message ?? err).slice(0, 200) };
+      }
+    }
+    const peak = { proxy: memKb(proxy.proc.pid, "VmHWM") / 1024, omnigate: memKb(gateway.proc.pid, "VmHWM") / 1024 };
+    report({ rows, soak, peak, meta: { duration: DURATION, connections: CONNECTIONS, pinned: hasTaskset, node: process.version, date: new Date().toISOString() } });
+  } finally {
+    stopAll();
+    clearTimeout(guard);
+  }
+}
+
+function report(data) {
+  const lines = [];
+  lines.push(`# omnigate benchmark, ${data.meta.date}`);
+  lines.push("");
+  lines.push(`Node ${data.meta.node}; ${data.meta.connections} connections; ${data.meta.duration} s per measurement after a warm-up; ${data.meta.pinned ? "load generator and upstream on cpu0, system under test on cpu1" : "no CPU pinning (taskset missing)"}.`);
+  lines.push("");
+  lines.push("| scenario | target | req/s | p50 ms | p99 ms | CPU µs/req | ÷ proxy req/s | ÷ proxy CPU | errors |");
+  lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const row of data.rows) {
+    for (const r of row.results) {
+      if (r.error) {
+        lines.push(`| ${row.scenario} | ${r.target.name} | unavailable: ${r.error.replace(/\|/g, "/")} | | | | | | |`);
+        continue;
+      }
+      const b = row.baseline && !row.baseline.error ? row.baseline : undefined;
+      const ratio = b ? fmt(r.rps / b.rps, 2) : "-";
+      const cpuRatio = b && r.cpuUsPerReq && b.cpuUsPerReq ? fmt(r.cpuUsPerReq / b.cpuUsPerReq, 2) : "-";
+      lines.push(`| ${row.scenario} | ${r.target.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUsPerReq)} | ${ratio} | ${cpuRatio} | ${r.errors} |`);
+    }
+  }
+  lines.push("");
+  lines.push(`Peak RSS (VmHWM): bare proxy ${fmt(data.peak.proxy, 1)} MB, omnigate ${fmt(data.peak.omnigate, 1)} MB.`);
+  if (data.soak) {
+    lines.push("");
+    lines.push(
+      data.soak.error
+        ? `Soak: unavailable (${data.soak.error}).`
+        : `Soak (${data.soak.requests} non-streaming translated requests): RSS after each third ${data.soak.rssMb.map((x) => fmt(x, 1)).join(" / ")} MB; peak ${fmt(data.soak.peakMb, 1)} MB.`,
+    );
+  }
+  const md = lines.join("\n") + "\n";
+  process.stdout.write(md);
+  const out = path.join(ROOT, "bench", "results");
+  mkdirSync(out, { recursive: true });
+  const stamp = data.meta.date.replace(/[:.]/g, "-");
+  const json = JSON.stringify(data, (k, v) => (k === "target" ? v.name : v), 2);
+  writeFileSync(path.join(out, `${stamp}.md`), md);
+  writeFileSync(path.join(out, `${stamp}.json`), json);
+  writeFileSync(path.join(out, "latest.md"), md);
+  writeFileSync(path.join(out, "latest.json"), json);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
