@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { EMPTY_PRICES, priceSchema } from "./core/tenancy/prices.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -21,17 +22,262 @@ const positiveInt = z.coerce.number().int("expected a whole number").min(0, "exp
 /** The built-in local engine. */
 const localSchema = z
   .object({
-    /** Chat model names the local engine serves once channels exist; "*" (default) serves every name while no channel is configured. */
-    chatModels: z.array(z.string().min(1)).default(["*"]),
+    /**
+     * Chat model names (or globs) the local engine serves. Unset: every name while
+     * no chat channel (openai/anthropic/gemini with a non-image model) is
+     * configured, and none once one is (set it, e.g. ["local-*"], to keep some
+     * models on the local engine next to upstream channels).
+     */
+    chatModels: z.array(z.string().min(1)).optional(),
     /** Words that make the local chat engine block a prompt (safety simulation). */
     blocklist: z.array(z.string().min(1)).default(["forbidden-topic"]),
     /** Delay between streamed chunks of the local chat engine, in milliseconds. */
     chunkDelayMs: positiveInt.default(0),
-    /** Secret used to sign local thinking blocks; derived from the data dir when empty. */
+    /** Secret used to sign local thinking blocks; when empty, read from (or created in) <dataDir>/local-signing.key. */
     signingSecret: z.string().default(""),
+    /** Whether `#fault:<kind>` directives in a prompt make the local chat engine fail the call (for error-path tests). */
+    faultInjection: boolish.default(true),
+    /** How long a local image-bot or video task takes to progress from 0% to 100%, in milliseconds (unset: DEFAULT_LOCAL_TASK_MS). */
+    taskMs: positiveInt.optional(),
   })
   .strict()
-  .default({ chatModels: ["*"], blocklist: ["forbidden-topic"], chunkDelayMs: 0, signingSecret: "" });
+  .default({ blocklist: ["forbidden-topic"], chunkDelayMs: 0, signingSecret: "", faultInjection: true });
+
+/** The local engine's task duration when OMNIGATE_LOCAL_TASK_MS is unset. */
+export const DEFAULT_LOCAL_TASK_MS = 3000;
+
+/**
+ * An upstream channel. The same shape serves every domain (images today, chat
+ * later): a request for a model matched by `models` (client names or globs) on
+ * an enabled channel goes to that channel, with `modelMap` renaming the model
+ * on the way up. `baseUrl` is what the vendor's SDK takes as its base (OpenAI:
+ * including "/v1", e.g. "https://api.openai.com/v1"). Higher `priority` is tried
+ * first; `weight` spreads load across channels of equal priority.
+ */
+export const channelSchema = z
+  .object({
+    name: z.string().min(1),
+    /** "openai-videos": an OpenAI-videos-compatible API (/videos); "video-gateway": a gateway speaking /video/generations. */
+    provider: z.enum(["openai", "anthropic", "gemini", "openai-videos", "video-gateway", "midjourney"]),
+    baseUrl: z.url(),
+    apiKey: z.string().default(""),
+    models: z.array(z.string().min(1)).default([]),
+    modelMap: z.record(z.string(), z.string().min(1)).default({}),
+    priority: z.number().int().default(0),
+    weight: z.number().min(0).default(1),
+    enabled: z.boolean().default(true),
+    /** Extra headers sent to this upstream with every request. */
+    headers: z.record(z.string(), z.string()).optional(),
+    /** Per-channel overrides of upstream.connectTimeoutMs / firstByteTimeoutMs / chunkTimeoutMs. */
+    timeouts: z.object({ connectMs: positiveInt, firstByteMs: positiveInt, chunkGapMs: positiveInt }).partial().strict().optional(),
+    /** Per-channel override of upstream.retries (retries on this channel before falling over). */
+    retries: positiveInt.optional(),
+    /** Per-channel override of upstream.cooldownMs. */
+    cooldownMs: positiveInt.optional(),
+  })
+  .strict();
+
+/**
+ * How chat requests reach upstream channels: timeouts, retry with backoff,
+ * fallback and cooldown. A retryable failure (connect error, 429, 5xx, timeout
+ * before the first byte) is retried on the same channel `retries` times with
+ * exponential backoff (from `backoffMs`, capped by `maxBackoffMs`; a longer
+ * retry-after moves on at once), then the next channel is tried, up to
+ * `maxAttempts` attempts in all. After `cooldownAfterFailures` consecutive
+ * failures a channel is skipped for `cooldownMs` (tried last while cooling).
+ */
+const upstreamSchema = z
+  .object({
+    connectTimeoutMs: positiveInt.default(10_000),
+    /** Until the response headers arrive. */
+    firstByteTimeoutMs: positiveInt.default(120_000),
+    /** Longest silence between two chunks of a response body (streams included). */
+    chunkTimeoutMs: positiveInt.default(120_000),
+    retries: positiveInt.default(1),
+    maxAttempts: positiveInt.default(4),
+    backoffMs: positiveInt.default(250),
+    maxBackoffMs: positiveInt.default(4_000),
+    cooldownMs: positiveInt.default(30_000),
+    cooldownAfterFailures: positiveInt.default(3),
+    /** Keep-alive connections per upstream channel. */
+    connections: positiveInt.default(64),
+  })
+  .strict()
+  .default({
+    connectTimeoutMs: 10_000,
+    firstByteTimeoutMs: 120_000,
+    chunkTimeoutMs: 120_000,
+    retries: 1,
+    maxAttempts: 4,
+    backoffMs: 250,
+    maxBackoffMs: 4_000,
+    cooldownMs: 30_000,
+    cooldownAfterFailures: 3,
+    connections: 64,
+  });
+
+export type ChannelConfig = z.infer<typeof channelSchema>;
+
+/** The image profiles of the spec; aliases map other model names onto them. */
+export const IMAGE_PROFILE_IDS = ["IMG_MODEL_A", "IMG_MODEL_B", "IMG_MODEL_C", "IMG_MODEL_D"] as const;
+
+/**
+ * Default image aliases: the OpenAI models whose rules each profile carries.
+ * IMG_MODEL_A = dall-e-2 (edits, variations, 256/512/1024), IMG_MODEL_B =
+ * dall-e-3 (n=1, hd, style, rewritten prompts), IMG_MODEL_C = gpt-image-1
+ * (multi-image edits, token usage), IMG_MODEL_D = gpt-image-1-mini (the smaller
+ * gpt-image model: low/medium/high quality, n up to 8, output_format, background).
+ */
+export const DEFAULT_IMAGE_ALIASES: Record<string, (typeof IMAGE_PROFILE_IDS)[number]> = {
+  "dall-e-2": "IMG_MODEL_A",
+  "dall-e-3": "IMG_MODEL_B",
+  "gpt-image-1": "IMG_MODEL_C",
+  "gpt-image-1-mini": "IMG_MODEL_D",
+};
+
+/** Image generation (/v1/images) and the files it produces. */
+const imagesSchema = z
+  .object({
+    /** Client model name -> profile (replaces the defaults when set); the profile ids themselves always work. */
+    aliases: z.record(z.string().min(1), z.enum(IMAGE_PROFILE_IDS)).default(DEFAULT_IMAGE_ALIASES),
+    /** How long generated files and their signed URLs stay valid (spec: 60 minutes). */
+    urlTtlMs: positiveInt.default(60 * 60 * 1000),
+    /** How often the sweeper deletes expired files. */
+    sweepIntervalMs: positiveInt.default(60 * 1000),
+  })
+  .strict()
+  .default({ aliases: DEFAULT_IMAGE_ALIASES, urlTtlMs: 60 * 60 * 1000, sweepIntervalMs: 60 * 1000 });
+
+/**
+ * Video generation (/v1/video/generations and /v1/videos): durable tasks of
+ * kind "video" on the shared task runner, and the files they produce. Finished
+ * videos, thumbnails and spritesheets stay in the blob store for `ttlMs` from
+ * completion (the Video's expires_at; OpenAI keeps them 24 hours).
+ */
+const DEFAULT_VIDEO = {
+  concurrency: 2,
+  channelConcurrency: 16,
+  queueSize: 1000,
+  ttlMs: 24 * 3600 * 1000,
+  timeoutMs: 30 * 60 * 1000,
+  pollMs: 2_000,
+  maxPollMs: 15_000,
+  maxBytes: 256 * 1024 * 1024,
+  allowPrivateUrls: false,
+  fontFile: "",
+};
+const videoSchema = z
+  .object({
+    /** Video model names (or globs) the local engine serves. Unset: every name while no video channel is configured, none once one is. */
+    localModels: z.array(z.string().min(1)).optional(),
+    /** Local renders at once. */
+    concurrency: positiveInt.default(DEFAULT_VIDEO.concurrency),
+    /** Tasks running at once on each upstream video channel. */
+    channelConcurrency: positiveInt.default(DEFAULT_VIDEO.channelConcurrency),
+    /** Tasks that may wait for a slot, per queue. */
+    queueSize: positiveInt.default(DEFAULT_VIDEO.queueSize),
+    /** How long a finished video and its stills are kept. */
+    ttlMs: positiveInt.default(DEFAULT_VIDEO.ttlMs),
+    /** A video task not finished this long after it was queued or started fails. */
+    timeoutMs: positiveInt.default(DEFAULT_VIDEO.timeoutMs),
+    /** First wait between two polls of an upstream task; it doubles up to maxPollMs. */
+    pollMs: positiveInt.default(DEFAULT_VIDEO.pollMs),
+    maxPollMs: positiveInt.default(DEFAULT_VIDEO.maxPollMs),
+    /** Largest video (or reference image) downloaded from anywhere. */
+    maxBytes: positiveInt.default(DEFAULT_VIDEO.maxBytes),
+    /** Whether reference image URLs may point to private or loopback addresses. */
+    allowPrivateUrls: boolish.default(DEFAULT_VIDEO.allowPrivateUrls),
+    /** Font of the local engine's captions; empty: a DejaVu or Liberation font when installed, else no caption. */
+    fontFile: z.string().default(DEFAULT_VIDEO.fontFile),
+  })
+  .strict()
+  .default(DEFAULT_VIDEO);
+
+/**
+ * The durable task runner shared by image-bot and video tasks: the timeout
+ * sweep, and callbacks (notifyHook) from the durable outbox, signed the
+ * Standard Webhooks way with `callbackSecret` (a "whsec_<base64>" secret is
+ * base64-decoded; any other is used as UTF-8; empty = unsigned).
+ */
+const DEFAULT_TASKS = {
+  timeoutMs: 10 * 60 * 1000,
+  sweepIntervalMs: 30 * 1000,
+  notifyHook: "",
+  callbackSecret: "",
+  callbackAllowPrivate: false,
+  callbackAttempts: 8,
+  callbackBackoffMs: 1000,
+  callbackMaxBackoffMs: 5 * 60 * 1000,
+  callbackTimeoutMs: 10 * 1000,
+};
+const tasksSchema = z
+  .object({
+    /** A task still unfinished this long after it was queued, started or left waiting in MODAL fails. */
+    timeoutMs: positiveInt.default(DEFAULT_TASKS.timeoutMs),
+    /** How often the timeout sweep runs. */
+    sweepIntervalMs: positiveInt.default(DEFAULT_TASKS.sweepIntervalMs),
+    /** Callback URL for tasks that give no notifyHook of their own ("" = none). */
+    notifyHook: z.string().default(DEFAULT_TASKS.notifyHook),
+    callbackSecret: z.string().default(DEFAULT_TASKS.callbackSecret),
+    /** Allow callbacks to private, loopback and link-local addresses (off: refused, against SSRF). */
+    callbackAllowPrivate: boolish.default(DEFAULT_TASKS.callbackAllowPrivate),
+    /** Delivery attempts per callback before it is given up. */
+    callbackAttempts: z.coerce.number().int().min(1, "expected at least 1").default(DEFAULT_TASKS.callbackAttempts),
+    /** First retry delay; it doubles per attempt up to callbackMaxBackoffMs. */
+    callbackBackoffMs: positiveInt.default(DEFAULT_TASKS.callbackBackoffMs),
+    callbackMaxBackoffMs: positiveInt.default(DEFAULT_TASKS.callbackMaxBackoffMs),
+    /** Time limit of one delivery attempt. */
+    callbackTimeoutMs: positiveInt.default(DEFAULT_TASKS.callbackTimeoutMs),
+  })
+  .strict()
+  .default(DEFAULT_TASKS);
+
+/**
+ * An image-bot account. `channel` is "local" (the built-in engine) or the name
+ * of a channel with provider "midjourney" (a midjourney-proxy upstream: its
+ * baseUrl is the proxy's root, the "/mj" prefix added unless present, and its
+ * apiKey is sent as mj-api-secret).
+ */
+export const imageBotAccountSchema = z
+  .object({
+    id: z.string().regex(/^[\w.:-]{1,64}$/, "expected 1-64 letters, digits, '_', '.', ':' or '-'"),
+    channel: z.string().min(1).default("local"),
+    channelId: z.string().default(""),
+    instanceId: z.string().default(""),
+    modes: z.array(z.enum(["RELAX", "FAST", "TURBO"])).min(1).default(["FAST"]),
+    remark: z.string().default(""),
+    /** Remix on: variation, reroll and pan wait in MODAL for /submit/modal... */
+    remix: z.boolean().default(false),
+    /** ...unless the account submits the modal itself. */
+    remixAutoSubmit: z.boolean().default(false),
+    enabled: z.boolean().default(true),
+    /** Tasks running at once. */
+    concurrency: z.number().int().min(1).max(100).default(3),
+    /** Tasks that may wait for a slot (more: code 24). */
+    queueSize: z.number().int().min(0).max(10_000).default(10),
+    botTypes: z.array(z.enum(["PRIMARY_BOT", "ANIME_BOT"])).min(1).default(["PRIMARY_BOT", "ANIME_BOT"]),
+  })
+  .strict();
+
+export type ImageBotAccountConfig = z.infer<typeof imageBotAccountSchema>;
+
+const DEFAULT_IMAGE_BOT = { accounts: [], bannedWords: [], translateModel: "", tileSize: 512, pollIntervalMs: 2000 };
+/** The image-bot proxy (/ib). */
+const imageBotSchema = z
+  .object({
+    /** The account pool; empty: one local account "local" (concurrency 3, queue 10) plus one account per midjourney channel. */
+    accounts: z.array(imageBotAccountSchema).default([]),
+    /** Prompts containing one of these words are refused (code 21, properties.bannedWord). */
+    bannedWords: z.array(z.string().min(1)).default([]),
+    /** Chat model that translates Chinese prompts into promptEn; "" = passed on unchanged. */
+    translateModel: z.string().default(""),
+    /** Local engine: the long side of one image of a grid, in pixels (small values make tests fast). */
+    tileSize: z.coerce.number().int().min(16, "expected at least 16").max(2048, "expected at most 2048").default(512),
+    /** How often a midjourney-proxy upstream task is polled. */
+    pollIntervalMs: positiveInt.default(2000),
+  })
+  .strict()
+  .default(DEFAULT_IMAGE_BOT);
 
 export const fileSchema = z
   .object({
@@ -45,7 +291,17 @@ export const fileSchema = z
     shutdownGraceMs: positiveInt.optional(),
     bodyLimitBytes: positiveInt.optional(),
     dev: z.boolean().optional(),
+    redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
+    redisPrefix: z.string().optional(),
+    prices: priceSchema.optional(),
     local: localSchema.optional(),
+    urlSecret: z.string().optional(),
+    channels: z.array(channelSchema).optional(),
+    images: imagesSchema.optional(),
+    video: videoSchema.optional(),
+    upstream: upstreamSchema.optional(),
+    tasks: tasksSchema.optional(),
+    imageBot: imageBotSchema.optional(),
   })
   .strict();
 
@@ -60,11 +316,29 @@ export const configSchema = z.object({
   shutdownGraceMs: positiveInt.default(10_000),
   bodyLimitBytes: positiveInt.default(32 * 1024 * 1024),
   dev: z.boolean().default(false),
+  /** Redis for limits shared across instances; in-process limits when unset. */
+  redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
+  /** Prefix of every Redis key the gateway writes. */
+  redisPrefix: z.string().default("omnigate:"),
+  /** Price table that turns usage into credits (see src/core/tenancy/prices.ts). */
+  prices: priceSchema.default(EMPTY_PRICES),
   local: localSchema,
+  /** Secret that signs file URLs (/files/:id?exp&sig); when empty, a random one kept in <dataDir>/url-secret. */
+  urlSecret: z.string().default(""),
+  /** Upstream channels (see channelSchema). */
+  channels: z.array(channelSchema).default([]),
+  images: imagesSchema,
+  video: videoSchema,
+  /** Timeouts, retries, fallback and cooldown towards upstream channels. */
+  upstream: upstreamSchema,
+  tasks: tasksSchema,
+  imageBot: imageBotSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
 export type LocalConfig = Config["local"];
+export type UpstreamConfig = Config["upstream"];
+export type VideoConfig = Config["video"];
 
 /** Environment variable -> config key. */
 const ENV: Record<string, { key: keyof z.input<typeof configSchema>; parse?: (v: string) => unknown }> = {
@@ -78,6 +352,11 @@ const ENV: Record<string, { key: keyof z.input<typeof configSchema>; parse?: (v:
   OMNIGATE_SHUTDOWN_GRACE_MS: { key: "shutdownGraceMs" },
   OMNIGATE_BODY_LIMIT: { key: "bodyLimitBytes" },
   OMNIGATE_DEV: { key: "dev", parse: (v) => boolish.parse(v) },
+  OMNIGATE_REDIS_URL: { key: "redisUrl" },
+  OMNIGATE_REDIS_PREFIX: { key: "redisPrefix" },
+  OMNIGATE_URL_SECRET: { key: "urlSecret" },
+  /** A JSON array of channels. */
+  OMNIGATE_CHANNELS: { key: "channels", parse: (v) => JSON.parse(v) },
 };
 
 /** Nested environment overrides of the local engine. */
@@ -85,6 +364,24 @@ const LOCAL_ENV: Record<string, { key: keyof LocalConfig; parse: (v: string) => 
   OMNIGATE_LOCAL_CHUNK_MS: { key: "chunkDelayMs", parse: (v) => v },
   OMNIGATE_LOCAL_BLOCKLIST: { key: "blocklist", parse: (v) => v.split(",").map((s) => s.trim()).filter(Boolean) },
   OMNIGATE_LOCAL_SIGNING_SECRET: { key: "signingSecret", parse: (v) => v },
+  OMNIGATE_LOCAL_FAULT_INJECTION: { key: "faultInjection", parse: (v) => v },
+  OMNIGATE_LOCAL_TASK_MS: { key: "taskMs", parse: (v) => v },
+};
+
+/** Nested environment overrides of the task runner and the image-bot proxy. */
+const SECTION_ENV: Record<string, { section: "tasks" | "imageBot"; key: string; parse: (v: string) => unknown }> = {
+  OMNIGATE_TASK_TIMEOUT_MS: { section: "tasks", key: "timeoutMs", parse: (v) => v },
+  OMNIGATE_TASK_SWEEP_MS: { section: "tasks", key: "sweepIntervalMs", parse: (v) => v },
+  OMNIGATE_NOTIFY_HOOK: { section: "tasks", key: "notifyHook", parse: (v) => v },
+  OMNIGATE_CALLBACK_SECRET: { section: "tasks", key: "callbackSecret", parse: (v) => v },
+  OMNIGATE_CALLBACK_ALLOW_PRIVATE: { section: "tasks", key: "callbackAllowPrivate", parse: (v) => v },
+  OMNIGATE_CALLBACK_ATTEMPTS: { section: "tasks", key: "callbackAttempts", parse: (v) => v },
+  OMNIGATE_CALLBACK_BACKOFF_MS: { section: "tasks", key: "callbackBackoffMs", parse: (v) => v },
+  /** A JSON array of accounts. */
+  OMNIGATE_IB_ACCOUNTS: { section: "imageBot", key: "accounts", parse: (v) => JSON.parse(v) },
+  OMNIGATE_IB_BANNED_WORDS: { section: "imageBot", key: "bannedWords", parse: (v) => v.split(",").map((s) => s.trim()).filter(Boolean) },
+  OMNIGATE_IB_TRANSLATE_MODEL: { section: "imageBot", key: "translateModel", parse: (v) => v },
+  OMNIGATE_IB_TILE_SIZE: { section: "imageBot", key: "tileSize", parse: (v) => v },
 };
 
 export class ConfigError extends Error {
@@ -138,6 +435,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     origin.set(`local.${key}`, name);
   }
   merged.local = local;
+  for (const [name, { section, key, parse }] of Object.entries(SECTION_ENV)) {
+    const v = env[name];
+    if (v === undefined || v === "") continue;
+    const target = { ...((merged[section] as Record<string, unknown> | undefined) ?? {}) };
+    try {
+      target[key] = parse(v);
+    } catch {
+      throw new ConfigError(`${name}: invalid value ${JSON.stringify(v)}`);
+    }
+    merged[section] = target;
+    origin.set(`${section}.${key}`, name);
+  }
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
     throw new ConfigError(

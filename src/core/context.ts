@@ -1,5 +1,6 @@
 // Values the core's interceptors put into a call's context.
 import { createContextKey } from "@connectrpc/connect";
+import type { RateLimitsRecord } from "../storage/types.js";
 
 export interface Principal {
   keyId: string;
@@ -9,6 +10,7 @@ export interface Principal {
   formats: string[];
   /** Model globs the key may use; empty = all. */
   models: string[];
+  limits: RateLimitsRecord;
 }
 
 export const principalKey = createContextKey<Principal | undefined>(undefined, { description: "authenticated API key" });

@@ -6,13 +6,38 @@ import { ModelService } from "../../gen/omnigate/model/v1/model_pb.js";
 import type { Authenticator } from "./auth/authenticator.js";
 import { authInterceptor } from "./auth/interceptor.js";
 import { chatService, type ChatServiceDeps } from "./chat/chat-service.js";
+import { cachedContentService } from "./chat/cached-content-service.js";
 import type { ModelCatalog } from "./model/catalog.js";
 import { modelService } from "./model/model-service.js";
+import { ImageService } from "../../gen/omnigate/image/v1/image_pb.js";
+import { imageService, type ImageServiceDeps } from "./image/image-service.js";
+import { AdminService } from "../../gen/omnigate/admin/v1/admin_pb.js";
+import { adminService, type AdminServiceDeps } from "./admin/admin-service.js";
+import type { Budgets } from "./tenancy/budget.js";
+import { chatMeterInterceptor } from "./tenancy/chat-meter.js";
+import { tenancyInterceptor } from "./tenancy/interceptor.js";
+import { unaryMeterInterceptor } from "./tenancy/unary-meter.js";
+import type { RateLimiter } from "./tenancy/limiter.js";
+import type { PriceTable } from "./tenancy/prices.js";
+import { TaskService } from "../../gen/omnigate/task/v1/task_pb.js";
+import type { ImageBotDeps } from "./image-bot/deps.js";
+import { taskService } from "./image-bot/task-service.js";
+import { VideoService } from "../../gen/omnigate/video/v1/video_pb.js";
+import { videoService, type VideoServiceDeps } from "./video/video-service.js";
 
 export interface CoreDeps {
   auth: Authenticator;
   chat: ChatServiceDeps;
   catalog: ModelCatalog;
+  admin: AdminServiceDeps;
+  /** The image domain (/v1/images); registered when given. */
+  image?: ImageServiceDeps;
+  /** Image-bot tasks (/ib); registered when given. */
+  imageBot?: ImageBotDeps;
+  /** Video tasks (/v1/video/generations, /v1/videos); registered when given. */
+  video?: VideoServiceDeps;
+  /** Scopes, rate limits and budgets, applied to every call after authentication. */
+  tenancy: { limiter: RateLimiter; budgets: Budgets; prices: PriceTable };
   /** Interceptors that run before authentication (metrics, logging). */
   outerInterceptors?: Interceptor[];
 }
@@ -26,10 +51,20 @@ export interface Core {
 
 export function buildCore(deps: CoreDeps): Core {
   const routes = (router: ConnectRouter) => {
-    router.service(ChatService, chatService(deps.chat));
+    router.service(ChatService, { ...chatService(deps.chat), ...cachedContentService(deps.chat) });
     router.service(ModelService, modelService(deps.catalog));
+    router.service(AdminService, adminService(deps.admin));
+    if (deps.image) router.service(ImageService, imageService(deps.image));
+    if (deps.imageBot) router.service(TaskService, taskService(deps.imageBot));
+    if (deps.video) router.service(VideoService, videoService(deps.video));
   };
-  const interceptors = [...(deps.outerInterceptors ?? []), authInterceptor(deps.auth)];
+  const interceptors = [
+    ...(deps.outerInterceptors ?? []),
+    authInterceptor(deps.auth),
+    tenancyInterceptor(deps.tenancy.limiter),
+    chatMeterInterceptor(deps.tenancy),
+    unaryMeterInterceptor(deps.tenancy),
+  ];
   const transport = createRouterTransport(routes, { router: { interceptors }, transport: { useBinaryFormat: true } });
   return { routes, interceptors, transport };
 }

@@ -2,13 +2,15 @@
 // the wire-format facades, Connect and gRPC-Web for the core services, tRPC,
 // health, readiness and metrics.
 import { randomBytes } from "node:crypto";
-import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
 import { appRouter, type AppRouter } from "../trpc/router.js";
 import { trpcContextFactory } from "../trpc/context.js";
 import type { AppDeps } from "./deps.js";
 import { facades } from "./facades.js";
+import { filesRoute } from "./files-route.js";
+import { upstreamNotifyRoute } from "./upstream-notify-route.js";
 import { wireConstraint } from "./wire-constraint.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
@@ -34,10 +36,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
     genReqId: (req) => requestId(req),
-    requestIdLogLabel: "requestId",
+    logController: new LogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
-    constraints: { wire: wireConstraint },
+    routerOptions: { constraints: { wire: wireConstraint } },
   });
 
   app.addHook("onRequest", async (req, reply) => {
@@ -51,6 +53,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // While shutting down, a keep-alive connection that just finished its last
     // in-flight response is closed at once instead of idling until its timeout.
     if (deps.lifecycle.shuttingDown) setImmediate(() => app.server.closeIdleConnections());
+  });
+
+  app.addHook("onClose", async () => {
+    await deps.chat.close();
+  });
+  app.addHook("onClose", async () => {
+    await deps.limiter.close();
+  });
+  deps.tasks.runner.useLog(app.log);
+  app.addHook("onClose", async () => {
+    await deps.tasks.close();
+  });
+  app.addHook("onClose", async () => {
+    await deps.videos.close();
+  });
+  app.addHook("onClose", async () => {
+    deps.files.sweeper.stop();
+    await deps.images.close();
   });
 
   app.get("/healthz", async () => ({ status: "ok" }));
@@ -82,6 +102,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],
   });
 
+  await app.register(filesRoute, { deps });
+  await app.register(upstreamNotifyRoute, { deps });
   for (const f of facades) await app.register(f.plugin, { deps });
 
   return app;

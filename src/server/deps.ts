@@ -5,11 +5,21 @@ import { authenticator, type Authenticator } from "../core/auth/authenticator.js
 import { Capability } from "../../gen/omnigate/model/v1/model_pb.js";
 import { staticCatalog, displayName, type ModelCatalog, type ModelEntry } from "../core/model/catalog.js";
 import { buildCore, type Core } from "../core/routes.js";
-import { localOnlyRouting, type ChatRouting } from "../core/routing/chat-routing.js";
+import type { ChatRouting } from "../core/routing/chat-routing.js";
+import { createChatDeps, type ChatDeps } from "./chat-deps.js";
 import { localChatProvider } from "../providers/local/chat.js";
+import { loadSigningSecret } from "../providers/local/signing-key.js";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import type { Storage } from "../storage/types.js";
 import { createMetrics, metricsInterceptor, type Metrics } from "./metrics.js";
+import { createFileDeps, createImageDeps, type FileDeps, type ImageDeps } from "./image-deps.js";
+import { budgets } from "../core/tenancy/budget.js";
+import { memoryLimiter, type RateLimiter } from "../core/tenancy/limiter.js";
+import { redisLimiter } from "../core/tenancy/redis-limiter.js";
+import { createClient } from "@connectrpc/connect";
+import { ChatService } from "../../gen/omnigate/chat/v1/chat_pb.js";
+import { createTaskDeps, type TaskDeps } from "./task-deps.js";
+import { createVideoDeps, type VideoDeps } from "./video-deps.js";
 
 export interface Lifecycle {
   shuttingDown: boolean;
@@ -21,10 +31,22 @@ export interface AppDeps {
   auth: Authenticator;
   catalog: ModelCatalog;
   chatRouting: ChatRouting;
+  /** Chat upstream channels (their connection pools are closed with the app). */
+  chat: ChatDeps;
   core: Core;
   metrics: Metrics;
+  /** Per-key rate limits (in-process, or Redis when configured); closed with the app. */
+  limiter: RateLimiter;
   lifecycle: Lifecycle;
   now: () => number;
+  /** Generated files: blob store, URL secret and the sweeper (stopped when the app closes). */
+  files: FileDeps;
+  /** Image providers and routing; closed with the app. */
+  images: ImageDeps;
+  /** The durable task runner (image-bot and video tasks) and the image-bot pool; stopped with the app. */
+  tasks: TaskDeps;
+  /** Video providers, routing and the video kind of the task runner; closed with the app. */
+  videos: VideoDeps;
 }
 
 /** Chat models the local engine lists (it serves any name while no channel is configured). */
@@ -53,14 +75,29 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const storage = overrides.storage ?? openSqliteStorage(config.dataDir);
   const auth = authenticator(storage.keys, { now });
   const metrics = overrides.metrics ?? createMetrics();
-  const local = localChatProvider(config.local);
-  const chatRouting = localOnlyRouting(local, config.local.chatModels);
-  const catalog = staticCatalog(localChatEntries(LOCAL_MODELS_CREATED));
+  const local = localChatProvider({ ...config.local, signingSecret: config.local.signingSecret || loadSigningSecret(config.dataDir) });
+  const chat = createChatDeps(config, local, localChatEntries(LOCAL_MODELS_CREATED), { now });
+  const chatRouting = chat.routing;
+  const files = createFileDeps(config, storage, now);
+  const images = createImageDeps(config, storage, files, now);
+  const catalog = staticCatalog([...chat.catalogEntries, ...images.catalogEntries]);
+  const tasks = await createTaskDeps(config, storage, files, now);
+  const videos = createVideoDeps(config, storage, files, tasks.runner, now);
+  const limiter = config.redisUrl ? redisLimiter({ url: config.redisUrl, prefix: config.redisPrefix }) : memoryLimiter(now);
   const core = buildCore({
     auth,
     catalog,
-    chat: { routing: chatRouting, usage: storage.usage, now },
+    admin: { keys: storage.keys, usage: storage.usage, auth, now },
+    tenancy: { limiter, budgets: budgets(storage.keys), prices: config.prices },
+    chat: { routing: chatRouting, usage: storage.usage, cachedContents: storage.cachedContents, prices: config.prices, now },
+    image: images.service,
+    imageBot: tasks.imageBot,
+    video: videos.service,
     outerInterceptors: [metricsInterceptor(metrics)],
   });
-  return { config, storage, auth, catalog, chatRouting, core, metrics, lifecycle: { shuttingDown: false }, now };
+  const chatClient = createClient(ChatService, core.transport);
+  tasks.imageBot.chat = () => chatClient;
+  // Every task kind is registered on tasks.runner before this: it resumes unfinished tasks.
+  await tasks.runner.start();
+  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos };
 }

@@ -2,6 +2,12 @@
 // that keeps its parsers, hooks and error handler to itself.
 import type { FastifyPluginAsync } from "fastify";
 import type { AppDeps } from "./deps.js";
+import { messagesFacade } from "../facades/messages/plugin.js";
+import { openaiModelsFacade } from "../facades/openai-models/plugin.js";
+import { openaiImagesFacade } from "../facades/openai-images/plugin.js";
+import { generateContentFacade } from "../facades/generate-content/plugin.js";
+import { imageBotFacade } from "../facades/image-bot/plugin.js";
+import { videoFacade } from "../facades/video/plugin.js";
 
 export interface FacadeOptions {
   deps: AppDeps;
@@ -12,4 +18,11 @@ export interface Facade {
   plugin: FastifyPluginAsync<FacadeOptions>;
 }
 
-export const facades: Facade[] = [];
+export const facades: Facade[] = [
+  { name: "messages", plugin: messagesFacade },
+  { name: "openai-models", plugin: openaiModelsFacade },
+  { name: "openai-images", plugin: openaiImagesFacade },
+  { name: "generate-content", plugin: generateContentFacade },
+  { name: "image-bot", plugin: imageBotFacade },
+  { name: "video", plugin: videoFacade },
+];

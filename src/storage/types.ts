@@ -44,6 +44,13 @@ export interface KeyStore {
   list(opts?: ListPage & { includeRevoked?: boolean }): Promise<ApiKeyRecord[]>;
   update(id: string, patch: Partial<Omit<ApiKeyRecord, "id" | "hash">>): Promise<ApiKeyRecord | undefined>;
   count(): Promise<number>;
+  /**
+   * Atomically adds `amount` to `spent` when the budget allows it (budget 0 =
+   * unlimited). Returns false, changing nothing, when it would overdraw.
+   */
+  reserveCredits(id: string, amount: number): Promise<boolean>;
+  /** Adds `delta` (may be negative) to `spent`, unconditionally. */
+  adjustSpent(id: string, delta: number): Promise<void>;
 }
 
 /** A durable task (image-bot or video). `data` is the task's own JSON. */
@@ -131,12 +138,88 @@ export interface FileStore {
   listExpired(now: number, limit: number): Promise<FileRecord[]>;
 }
 
+/** A cached chat context (the generate-content cachedContents resource). */
+export interface CachedContentRecord {
+  /** The id part of "cachedContents/{id}"; ids sort by creation time. */
+  id: string;
+  ownerKeyId: string;
+  model: string;
+  displayName: string;
+  /** The cached context, serialized by the core (opaque to storage). */
+  content: Uint8Array;
+  totalTokens: number;
+  createTime: number;
+  updateTime: number;
+  expireTime: number;
+}
+
+export interface CachedContentStore {
+  insert(rec: CachedContentRecord): Promise<void>;
+  get(id: string): Promise<CachedContentRecord | undefined>;
+  /** The owner's entries that have not expired at `now`, in id order, after the cursor id. */
+  list(ownerKeyId: string, now: number, page?: ListPage): Promise<CachedContentRecord[]>;
+  update(id: string, patch: { expireTime: number; updateTime: number }): Promise<CachedContentRecord | undefined>;
+  delete(id: string): Promise<boolean>;
+  /** Removes up to `limit` entries expired at `now`; returns how many. */
+  deleteExpired(now: number, limit: number): Promise<number>;
+}
+
+/**
+ * A callback in the durable outbox of the task runner: one per task change,
+ * delivered in `seq` order per task. `id` is the webhook-id, stable across attempts.
+ */
+export interface OutboxMessage {
+  id: string;
+  taskId: string;
+  seq: number;
+  url: string;
+  /** The exact body to POST. */
+  body: string;
+  status: "pending" | "delivered" | "dead";
+  attempts: number;
+  nextAttemptTime: number;
+  lastError?: string | undefined;
+  createTime: number;
+  updateTime: number;
+}
+
+/** Task writes together with their outbox messages, each in one transaction (the transactional outbox). */
+export interface TaskOutboxStore {
+  insertTask(task: TaskRecord, messages: OutboxMessage[]): Promise<void>;
+  /** TaskStore.update plus the messages, atomically; undefined (and nothing written) on a version mismatch. */
+  updateTask(id: string, expectedVersion: number, patch: { status: string; data: unknown }, messages: OutboxMessage[]): Promise<TaskRecord | undefined>;
+  /** For each task, its lowest-seq pending message when that one is due at `now`; oldest first. */
+  due(now: number, limit: number): Promise<OutboxMessage[]>;
+  /** Records an attempt's outcome. */
+  settle(id: string, patch: { status: OutboxMessage["status"]; attempts: number; nextAttemptTime: number; lastError?: string | undefined; updateTime: number }): Promise<void>;
+  listForTask(taskId: string): Promise<OutboxMessage[]>;
+  /** Removes delivered and dead messages last updated before `time`; returns how many. */
+  deleteSettledBefore(time: number, limit: number): Promise<number>;
+}
+
+/** Mutable state of a task-runner account (e.g. an image-bot account's admin overrides and last error). */
+export interface TaskAccountRecord {
+  kind: string;
+  id: string;
+  data: unknown;
+  updateTime: number;
+}
+
+export interface TaskAccountStore {
+  list(kind: string): Promise<TaskAccountRecord[]>;
+  get(kind: string, id: string): Promise<TaskAccountRecord | undefined>;
+  put(rec: TaskAccountRecord): Promise<void>;
+}
+
 export interface Storage {
   readonly kind: "sqlite" | "postgres";
+  readonly outbox: TaskOutboxStore;
+  readonly taskAccounts: TaskAccountStore;
   readonly keys: KeyStore;
   readonly tasks: TaskStore;
   readonly usage: UsageStore;
   readonly files: FileStore;
+  readonly cachedContents: CachedContentStore;
   /** Migration versions applied, oldest first. */
   migrations(): Promise<number[]>;
   close(): Promise<void>;

@@ -2,6 +2,7 @@ import { createClient, type CallOptions, type Client } from "@connectrpc/connect
 import type { CreateFastifyContextOptions } from "@trpc/server/adapters/fastify";
 import { ChatService } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import { ModelService } from "../../gen/omnigate/model/v1/model_pb.js";
+import { AdminService } from "../../gen/omnigate/admin/v1/admin_pb.js";
 import { bearerToken } from "../core/auth/interceptor.js";
 import { coreCallOptions } from "../facades/shared/call.js";
 import type { AppDeps } from "../server/deps.js";
@@ -9,6 +10,7 @@ import type { AppDeps } from "../server/deps.js";
 export interface CoreClients {
   models: Client<typeof ModelService>;
   chat: Client<typeof ChatService>;
+  admin: Client<typeof AdminService>;
 }
 
 export interface TrpcContext {
@@ -23,6 +25,7 @@ export function trpcContextFactory(deps: AppDeps) {
   const clients: CoreClients = {
     models: createClient(ModelService, deps.core.transport),
     chat: createClient(ChatService, deps.core.transport),
+    admin: createClient(AdminService, deps.core.transport),
   };
   return ({ req, res }: CreateFastifyContextOptions): TrpcContext => {
     const key = bearerToken(req.headers.authorization) ?? "";

@@ -1,30 +1,11 @@
 // The tRPC router for typed frontends. Procedures call the core through the
 // same clients and interceptors as everything else.
-import { initTRPC } from "@trpc/server";
 import { z } from "zod";
 import { create } from "@bufbuild/protobuf";
 import { Capability } from "../../gen/omnigate/model/v1/model_pb.js";
 import { ChatInputSchema, FinishReason, Role } from "../../gen/omnigate/chat/v1/chat_pb.js";
-import type { TrpcContext } from "./context.js";
-import { toTrpcError } from "./errors.js";
-
-const t = initTRPC.context<TrpcContext>().create({
-  isDev: false,
-  errorFormatter({ shape, ctx }) {
-    if (ctx?.dev) return shape;
-    const { stack: _stack, ...data } = shape.data;
-    return { ...shape, data };
-  },
-});
-
-/** Calls the core and turns its errors into tRPC errors. */
-async function core<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw toTrpcError(err);
-  }
-}
+import { adminRouter } from "./admin-router.js";
+import { core, t } from "./trpc.js";
 
 const CAPABILITIES = { chat: Capability.CHAT, image: Capability.IMAGE, "image-bot": Capability.IMAGE_BOT, video: Capability.VIDEO } as const;
 
@@ -46,6 +27,7 @@ const FINISH_NAMES: Record<number, string> = Object.fromEntries(
 );
 
 export const appRouter = t.router({
+  admin: adminRouter,
   models: t.router({
     list: t.procedure
       .input(z.object({ capability: z.enum(["chat", "image", "image-bot", "video"]).optional() }).optional())

@@ -22,9 +22,12 @@ export interface Gateway {
 
 export function spawnGateway(env: Record<string, string>): Gateway {
   const [cmd, ...args] = startCommand();
-  // The child runs under tsx, whose single-line output would make V8 coverage
-  // report every file as fully covered; children do not contribute coverage.
+  // The child runs under tsx, whose single-line output would corrupt tap's
+  // coverage of the same files. tap's process-info re-adds its hooks to every
+  // spawned child unless the child's env sets them, so switch coverage off
+  // explicitly: children report none.
   const { NODE_V8_COVERAGE: _coverage, ...parentEnv } = process.env;
+  parentEnv._TAPJS_PROCESSINFO_COVERAGE_ = "0";
   const proc = spawn(cmd!, args, {
     cwd: ROOT,
     env: { ...parentEnv, OMNIGATE_PORT: "0", OMNIGATE_GRPC_PORT: "0", OMNIGATE_HOST: "127.0.0.1", ...env },

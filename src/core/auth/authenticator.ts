@@ -11,7 +11,7 @@ export interface Authenticator {
 }
 
 export function toPrincipal(k: ApiKeyRecord): Principal {
-  return { keyId: k.id, name: k.name, admin: k.admin, formats: k.formats, models: k.models };
+  return { keyId: k.id, name: k.name, admin: k.admin, formats: k.formats, models: k.models, limits: k.limits };
 }
 
 export function authenticator(keys: KeyStore, opts: { ttlMs?: number; now?: () => number; maxEntries?: number } = {}): Authenticator {

@@ -2,22 +2,31 @@
 // records usage. Facades and RPC callers meet exactly this.
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { ChatService, type ChatInput, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import type { UsageStore } from "../../storage/types.js";
+import type { CachedContentStore, UsageStore } from "../../storage/types.js";
 import type { ChatRoute, ChatRouting } from "../routing/chat-routing.js";
+import { streamWithFallback, unaryWithFallback } from "../routing/retry.js";
 import { formatKey, principalKey, requestIdKey } from "../context.js";
 import { asConnectError, notFound } from "../errors.js";
 import { checkChatInput } from "./validate.js";
+import type { PriceTable } from "../tenancy/prices.js";
+import { usageCost } from "../tenancy/chat-meter.js";
+import { moveEventToCache, moveToCache, resolveCachedContext } from "./cached-context.js";
 
 export interface ChatServiceDeps {
   routing: ChatRouting;
   usage?: UsageStore;
+  /** Cached contents (generate-content cachedContents); input.cached_content is expanded from here. */
+  cachedContents?: CachedContentStore;
+  /** Prices, so usage records carry the credits the call cost. */
+  prices?: PriceTable;
   now?: () => number;
 }
 
-function route(routing: ChatRouting, input: ChatInput): ChatRoute {
-  const r = routing.resolve(input.model)[0];
-  if (!r) throw notFound(`model ${input.model} is not served by this gateway`, "model_not_found");
-  return r;
+/** The routes to try for a model, best first (retry and fallover walk them: routing/retry.ts). */
+function routesFor(routing: ChatRouting, input: ChatInput): [ChatRoute, ...ChatRoute[]] {
+  const routes = routing.resolve(input.model, input);
+  if (!routes.length) throw notFound(`model ${input.model} is not served by this gateway`, "model_not_found");
+  return routes as [ChatRoute, ...ChatRoute[]];
 }
 
 export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof ChatService>> {
@@ -36,7 +45,7 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
         outputTokens: Number(usage?.outputTokens ?? 0n),
         images: 0,
         seconds: 0,
-        credits: 0,
+        credits: deps.prices ? usageCost(deps.prices, input.model, usage) : 0,
         status,
         latencyMs: now() - started,
         requestId: ctx.values.get(requestIdKey),
@@ -44,14 +53,21 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
       .catch(() => undefined);
   };
   const callCtx = (ctx: HandlerContext, r: ChatRoute) => ({ signal: ctx.signal, requestId: ctx.values.get(requestIdKey), upstreamModel: r.upstreamModel });
+  const withCache = (input: ChatInput, ctx: HandlerContext, requireTurns = true) =>
+    resolveCachedContext(deps.cachedContents, input, ctx.values.get(principalKey)?.keyId ?? "", now(), requireTurns);
 
   return {
     async generate(req, ctx) {
-      const input = checkChatInput(req.input, { requireTurns: true });
-      const r = route(deps.routing, input);
+      const { input, cachedTokens } = await withCache(checkChatInput(req.input, { requireTurns: true }), ctx);
+      const routes = routesFor(deps.routing, input);
+      let r = routes[0];
       const started = now();
       try {
-        const resp = await r.provider.generate(input, callCtx(ctx, r));
+        const resp = await unaryWithFallback(deps.routing, routes, ctx.signal, (x) => {
+          r = x;
+          return x.provider.generate(input, callCtx(ctx, x));
+        });
+        resp.usage = moveToCache(resp.usage, cachedTokens);
         record(ctx, input, r, started, resp.usage, "ok");
         return resp;
       } catch (err) {
@@ -61,13 +77,19 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
       }
     },
     async *streamGenerate(req, ctx) {
-      const input = checkChatInput(req.input, { requireTurns: true });
-      const r = route(deps.routing, input);
+      const { input, cachedTokens } = await withCache(checkChatInput(req.input, { requireTurns: true }), ctx);
+      const routes = routesFor(deps.routing, input);
+      let r = routes[0];
       const started = now();
       let usage: Usage | undefined;
       let status = "ok";
       try {
-        for await (const e of r.provider.stream(input, callCtx(ctx, r))) {
+        const events = streamWithFallback(deps.routing, routes, ctx.signal, (x) => {
+          r = x;
+          return x.provider.stream(input, callCtx(ctx, x));
+        });
+        for await (const raw of events) {
+          const e = moveEventToCache(raw, cachedTokens);
           if (e.event.case === "usage") usage = e.event.value;
           else if (e.event.case === "start" && e.event.value.usage) usage = e.event.value.usage;
           yield e;
@@ -75,16 +97,20 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
         if (ctx.signal.aborted) status = "canceled";
       } catch (err) {
         const e = asConnectError(err);
-        status = `error:${e.code}`;
+        status = ctx.signal.aborted ? "canceled" : `error:${e.code}`;
         throw e;
       } finally {
         record(ctx, input, r, started, usage, status);
       }
     },
     async countTokens(req, ctx) {
-      const input = checkChatInput(req.input, { requireTurns: false });
-      const r = route(deps.routing, input);
-      return r.provider.countTokens(input, callCtx(ctx, r));
+      const { input, cachedTokens } = await withCache(checkChatInput(req.input, { requireTurns: false }), ctx, false);
+      const routes = routesFor(deps.routing, input);
+      const counted = await unaryWithFallback(deps.routing, routes, ctx.signal, (x) => x.provider.countTokens(input, callCtx(ctx, x)));
+      const moved = counted.inputTokens < cachedTokens ? counted.inputTokens : cachedTokens;
+      counted.inputTokens -= moved;
+      counted.cachedTokens += moved;
+      return counted;
     },
   };
 }

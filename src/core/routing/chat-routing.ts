@@ -1,8 +1,19 @@
-// Model name -> the providers that can serve it, in the order to try them.
-// Today only the local engine; upstream channels with priority, weight,
-// retry and fallback plug in here.
+// Model name -> the routes that can serve it, in the order to try them, and
+// the retry policy the core applies while trying them (retry.ts).
+//
+// With no channel configured the local engine serves every model. Once any
+// channel is configured, a model is served by the enabled channels whose
+// `models` (names or globs) or `modelMap` keys match it, and by the local
+// engine only when `local.chatModels` names it; anything else is NotFound.
+// Order: channels of a vendor whose signatures the conversation carries come
+// first (sticky.ts), then higher priority, then a weighted random draw among
+// equal priorities; channels cooling down go last; the local engine is last.
+import type { ChatInput } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import type { ChannelConfig, UpstreamConfig } from "../../config.js";
 import type { ChatProvider } from "../../providers/types.js";
+import { cooldownTracker } from "./cooldown.js";
 import { globMatch } from "./glob.js";
+import { signatureIssuers } from "./sticky.js";
 
 export interface ChatRoute {
   channel: string;
@@ -10,15 +21,106 @@ export interface ChatRoute {
   upstreamModel: string;
 }
 
-export interface ChatRouting {
-  /** Candidate routes for a model, best first; empty when nothing serves it. */
-  resolve(model: string): ChatRoute[];
+export interface RetryPolicy {
+  /** Retries on one channel before falling over to the next. */
+  retries(channel: string): number;
+  /** Attempts in all, across channels. */
+  maxAttempts: number;
+  backoffMs: number;
+  maxBackoffMs: number;
 }
+
+export interface ChatRouting {
+  /** Candidate routes for a model, best first; empty when nothing serves it. `input` gives sticky hints. */
+  resolve(model: string, input?: ChatInput): ChatRoute[];
+  readonly policy: RetryPolicy;
+  /** The outcome of one attempt on a route (cooldown bookkeeping). */
+  report(route: ChatRoute, ok: boolean): void;
+}
+
+const NO_RETRY: RetryPolicy = { retries: () => 0, maxAttempts: 1, backoffMs: 0, maxBackoffMs: 0 };
 
 export function localOnlyRouting(local: ChatProvider, servedGlobs: string[]): ChatRouting {
   return {
     resolve(model) {
       return servedGlobs.some((g) => globMatch(g, model)) ? [{ channel: "local", provider: local, upstreamModel: model }] : [];
+    },
+    policy: NO_RETRY,
+    report: () => undefined,
+  };
+}
+
+export interface UpstreamChatChannel {
+  config: ChannelConfig;
+  provider: ChatProvider;
+}
+
+/** Whether a channel serves a client model name. */
+export function channelServes(c: ChannelConfig, model: string): boolean {
+  return Object.hasOwn(c.modelMap, model) || c.models.some((g) => globMatch(g, model));
+}
+
+/** Orders items by weighted random draw without replacement (weight 0 goes last). */
+export function weightedOrder<T>(items: T[], weight: (t: T) => number, rng: () => number): T[] {
+  const pool = [...items];
+  const out: T[] = [];
+  while (pool.length) {
+    const total = pool.reduce((s, c) => s + Math.max(0, weight(c)), 0);
+    let pick = 0;
+    if (total > 0) {
+      let r = rng() * total;
+      pick = pool.findIndex((c) => (r -= Math.max(0, weight(c))) < 0);
+      if (pick < 0) pick = pool.length - 1;
+    }
+    out.push(pool.splice(pick, 1)[0]!);
+  }
+  return out;
+}
+
+export interface ChannelRoutingOptions {
+  channels: UpstreamChatChannel[];
+  /** The local engine and the model globs it serves next to the channels. */
+  local?: { provider: ChatProvider; globs: string[] };
+  upstream: UpstreamConfig;
+  now?: () => number;
+  rng?: () => number;
+}
+
+export function channelChatRouting(opts: ChannelRoutingOptions): ChatRouting {
+  const now = opts.now ?? Date.now;
+  const rng = opts.rng ?? Math.random;
+  const up = opts.upstream;
+  const enabled = opts.channels.filter((c) => c.config.enabled);
+  const byName = new Map(enabled.map((c) => [c.config.name, c.config]));
+  const cooldown = cooldownTracker(up.cooldownAfterFailures, now);
+  const toRoute = (c: UpstreamChatChannel, model: string): ChatRoute => ({ channel: c.config.name, provider: c.provider, upstreamModel: c.config.modelMap[model] ?? model });
+  return {
+    resolve(model, input) {
+      const matched = enabled.filter((c) => channelServes(c.config, model));
+      const sticky = signatureIssuers(input);
+      const rank = (c: UpstreamChatChannel) => (cooldown.cooling(c.config.name) ? 2 : 0) + (sticky.size && !sticky.has(c.config.provider) ? 1 : 0);
+      const ranks = [...new Set(matched.map(rank))].sort((a, b) => a - b);
+      const ordered: UpstreamChatChannel[] = [];
+      for (const r of ranks) {
+        const inRank = matched.filter((c) => rank(c) === r);
+        const priorities = [...new Set(inRank.map((c) => c.config.priority))].sort((a, b) => b - a);
+        for (const p of priorities) ordered.push(...weightedOrder(inRank.filter((c) => c.config.priority === p), (c) => c.config.weight, rng));
+      }
+      const routes = ordered.map((c) => toRoute(c, model));
+      if (opts.local && opts.local.globs.some((g) => globMatch(g, model))) routes.push({ channel: "local", provider: opts.local.provider, upstreamModel: model });
+      return routes;
+    },
+    policy: {
+      retries: (channel) => byName.get(channel)?.retries ?? (channel === "local" ? 0 : up.retries),
+      maxAttempts: Math.max(1, up.maxAttempts),
+      backoffMs: up.backoffMs,
+      maxBackoffMs: up.maxBackoffMs,
+    },
+    report(route, ok) {
+      const c = byName.get(route.channel);
+      if (!c) return;
+      if (ok) cooldown.ok(route.channel);
+      else cooldown.fail(route.channel, c.cooldownMs ?? up.cooldownMs);
     },
   };
 }

@@ -1,6 +1,6 @@
 // The local engine's tokenizer: deterministic and cheap, so that count_tokens,
 // usage and streams always agree. Not any vendor's tokenizer.
-import type { ChatInput, Part, Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { Modality, type ChatInput, type Part, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 
 const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|\p{L}+|\p{N}+|[^\s\p{L}\p{N}]/gu;
 /** Tokens charged for one image or other media part. */
@@ -66,23 +66,50 @@ export function countTool(t: Tool): number {
   return 0;
 }
 
+/** The modality a media part counts under. */
+export function mediaModality(mimeType: string): Modality {
+  const m = mimeType.toLowerCase();
+  if (m.startsWith("audio/")) return Modality.AUDIO;
+  if (m.startsWith("video/")) return Modality.VIDEO;
+  if (m.startsWith("image/") || !m) return Modality.IMAGE;
+  return Modality.DOCUMENT;
+}
+
 export interface InputCount {
   total: number;
+  /** Tokens charged for media parts (MEDIA_TOKENS each, also inside tool results). */
   media: number;
+  /** Media tokens per modality. */
+  mediaByModality: Map<Modality, number>;
+}
+
+function addMedia(p: Part, into: Map<Modality, number>): number {
+  const k = p.kind;
+  if (k.case === "media") {
+    const m = mediaModality(k.value.mimeType);
+    into.set(m, (into.get(m) ?? 0) + MEDIA_TOKENS);
+    return MEDIA_TOKENS;
+  }
+  if (k.case === "toolResult") return k.value.content.reduce((n, c) => n + addMedia(c, into), 0);
+  return 0;
 }
 
 /** Input tokens of a request (system, turns and tools). */
 export function countInput(input: Pick<ChatInput, "system" | "turns" | "tools">): InputCount {
   let total = 0;
   let media = 0;
-  for (const p of input.system) total += countPart(p);
+  const mediaByModality = new Map<Modality, number>();
+  for (const p of input.system) {
+    total += countPart(p);
+    media += addMedia(p, mediaByModality);
+  }
   for (const t of input.turns) {
     total += TURN_TOKENS;
     for (const p of t.parts) {
       total += countPart(p);
-      if (p.kind.case === "media") media += MEDIA_TOKENS;
+      media += addMedia(p, mediaByModality);
     }
   }
   for (const t of input.tools) total += countTool(t);
-  return { total, media };
+  return { total, media, mediaByModality };
 }

@@ -63,6 +63,8 @@ export function sqliteKeyStore(db: Database.Database): KeyStore {
   const byId = db.prepare("SELECT * FROM api_keys WHERE id = ?");
   const byHash = db.prepare("SELECT * FROM api_keys WHERE hash = ?");
   const count = db.prepare("SELECT COUNT(*) AS n FROM api_keys");
+  const reserve = db.prepare("UPDATE api_keys SET spent = spent + @amount WHERE id = @id AND (budget <= 0 OR spent + @amount <= budget + 1e-9)");
+  const adjust = db.prepare("UPDATE api_keys SET spent = MAX(0, spent + @delta) WHERE id = @id");
   return {
     async insert(k) {
       insert.run(toParams(k));
@@ -99,6 +101,12 @@ export function sqliteKeyStore(db: Database.Database): KeyStore {
     },
     async count() {
       return (count.get() as { n: number }).n;
+    },
+    async reserveCredits(id, amount) {
+      return reserve.run({ id, amount }).changes === 1;
+    },
+    async adjustSpent(id, delta) {
+      adjust.run({ id, delta });
     },
   };
 }

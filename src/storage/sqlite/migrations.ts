@@ -67,4 +67,51 @@ export const migrations: Migration[] = [
       CREATE INDEX files_expire ON files (expire_time);
     `,
   },
+  {
+    version: 2,
+    name: "cached contents",
+    sql: `
+      CREATE TABLE cached_contents (
+        id TEXT PRIMARY KEY,
+        owner_key_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        display_name TEXT NOT NULL DEFAULT '',
+        content BLOB NOT NULL,
+        total_tokens INTEGER NOT NULL DEFAULT 0,
+        create_time INTEGER NOT NULL,
+        update_time INTEGER NOT NULL,
+        expire_time INTEGER NOT NULL
+      );
+      CREATE INDEX cached_contents_owner ON cached_contents (owner_key_id, id);
+      CREATE INDEX cached_contents_expire ON cached_contents (expire_time);
+    `,
+  },
+  {
+    version: 3,
+    name: "task outbox and task accounts",
+    sql: `
+      CREATE TABLE task_outbox (
+        id TEXT PRIMARY KEY,
+        task_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        url TEXT NOT NULL,
+        body TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_time INTEGER NOT NULL,
+        last_error TEXT,
+        create_time INTEGER NOT NULL,
+        update_time INTEGER NOT NULL
+      );
+      CREATE INDEX task_outbox_pending ON task_outbox (status, task_id, seq);
+      CREATE INDEX task_outbox_settled ON task_outbox (status, update_time);
+      CREATE TABLE task_accounts (
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        data TEXT NOT NULL,
+        update_time INTEGER NOT NULL,
+        PRIMARY KEY (kind, id)
+      );
+    `,
+  },
 ];

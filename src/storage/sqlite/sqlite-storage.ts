@@ -11,6 +11,9 @@ import { sqliteKeyStore } from "./keys.js";
 import { sqliteTaskStore } from "./tasks.js";
 import { sqliteUsageStore } from "./usage.js";
 import { sqliteFileStore } from "./files.js";
+import { sqliteCachedContentStore } from "./cached-contents.js";
+import { sqliteTaskOutboxStore } from "./task-outbox.js";
+import { sqliteTaskAccountStore } from "./task-accounts.js";
 
 export const DB_FILE = "omnigate.db";
 
@@ -59,6 +62,9 @@ export function openSqliteStorage(dataDir: string, opts: { migrations?: Migratio
     tasks: sqliteTaskStore(db),
     usage: sqliteUsageStore(db),
     files: sqliteFileStore(db),
+    cachedContents: sqliteCachedContentStore(db),
+    outbox: sqliteTaskOutboxStore(db),
+    taskAccounts: sqliteTaskAccountStore(db),
     async migrations() {
       return (db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[]).map((r) => r.version);
     },

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file omnigate/admin/v1/admin.proto.
  */
 export const file_omnigate_admin_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("Ch1vbW5pZ2F0ZS9hZG1pbi92MS9hZG1pbi5wcm90bxIRb21uaWdhdGUuYWRtaW4udjEiYQoKUmF0ZUxpbWl0cxIbChNyZXF1ZXN0c19wZXJfbWludXRlGAEgASgFEhkKEXRva2Vuc19wZXJfbWludXRlGAIgASgDEhsKE2NvbmN1cnJlbnRfcmVxdWVzdHMYAyABKAUiwwIKBkFwaUtleRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnByZWZpeBgDIAEoCRINCgVhZG1pbhgEIAEoCBIPCgdmb3JtYXRzGAUgAygJEg4KBm1vZGVscxgGIAMoCRIvCgtjcmVhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3Jldm9rZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZidWRnZXQYCiABKAESDQoFc3BlbnQYCyABKAESLQoGbGltaXRzGAwgASgLMh0ub21uaWdhdGUuYWRtaW4udjEuUmF0ZUxpbWl0cyI6ChBDcmVhdGVLZXlSZXF1ZXN0EiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleSJLChFDcmVhdGVLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJIlEKD0xpc3RLZXlzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIXCg9pbmNsdWRlX3Jldm9rZWQYAyABKAgiVAoQTGlzdEtleXNSZXNwb25zZRInCgRrZXlzGAEgAygLMhkub21uaWdhdGUuYWRtaW4udjEuQXBpS2V5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIbCg1HZXRLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIjgKDkdldEtleVJlc3BvbnNlEiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleSJPChBVcGRhdGVLZXlSZXF1ZXN0EiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleRITCgt1cGRhdGVfbWFzaxgCIAMoCSI7ChFVcGRhdGVLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkiHgoQUmV2b2tlS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSI7ChFSZXZva2VLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkyugMKDEFkbWluU2VydmljZRJWCglDcmVhdGVLZXkSIy5vbW5pZ2F0ZS5hZG1pbi52MS5DcmVhdGVLZXlSZXF1ZXN0GiQub21uaWdhdGUuYWRtaW4udjEuQ3JlYXRlS2V5UmVzcG9uc2USUwoITGlzdEtleXMSIi5vbW5pZ2F0ZS5hZG1pbi52MS5MaXN0S2V5c1JlcXVlc3QaIy5vbW5pZ2F0ZS5hZG1pbi52MS5MaXN0S2V5c1Jlc3BvbnNlEk0KBkdldEtleRIgLm9tbmlnYXRlLmFkbWluLnYxLkdldEtleVJlcXVlc3QaIS5vbW5pZ2F0ZS5hZG1pbi52MS5HZXRLZXlSZXNwb25zZRJWCglVcGRhdGVLZXkSIy5vbW5pZ2F0ZS5hZG1pbi52MS5VcGRhdGVLZXlSZXF1ZXN0GiQub21uaWdhdGUuYWRtaW4udjEuVXBkYXRlS2V5UmVzcG9uc2USVgoJUmV2b2tlS2V5EiMub21uaWdhdGUuYWRtaW4udjEuUmV2b2tlS2V5UmVxdWVzdBokLm9tbmlnYXRlLmFkbWluLnYxLlJldm9rZUtleVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch1vbW5pZ2F0ZS9hZG1pbi92MS9hZG1pbi5wcm90bxIRb21uaWdhdGUuYWRtaW4udjEiYQoKUmF0ZUxpbWl0cxIbChNyZXF1ZXN0c19wZXJfbWludXRlGAEgASgFEhkKEXRva2Vuc19wZXJfbWludXRlGAIgASgDEhsKE2NvbmN1cnJlbnRfcmVxdWVzdHMYAyABKAUiwwIKBkFwaUtleRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnByZWZpeBgDIAEoCRINCgVhZG1pbhgEIAEoCBIPCgdmb3JtYXRzGAUgAygJEg4KBm1vZGVscxgGIAMoCRIvCgtjcmVhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3Jldm9rZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZidWRnZXQYCiABKAESDQoFc3BlbnQYCyABKAESLQoGbGltaXRzGAwgASgLMh0ub21uaWdhdGUuYWRtaW4udjEuUmF0ZUxpbWl0cyI6ChBDcmVhdGVLZXlSZXF1ZXN0EiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleSJLChFDcmVhdGVLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJIlEKD0xpc3RLZXlzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIXCg9pbmNsdWRlX3Jldm9rZWQYAyABKAgiVAoQTGlzdEtleXNSZXNwb25zZRInCgRrZXlzGAEgAygLMhkub21uaWdhdGUuYWRtaW4udjEuQXBpS2V5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIbCg1HZXRLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIjgKDkdldEtleVJlc3BvbnNlEiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleSJPChBVcGRhdGVLZXlSZXF1ZXN0EiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleRITCgt1cGRhdGVfbWFzaxgCIAMoCSI7ChFVcGRhdGVLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkiHgoQUmV2b2tlS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSI7ChFSZXZva2VLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkijgIKC1VzYWdlUmVjb3JkEigKBHRpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBmtleV9pZBgCIAEoCRIOCgZmb3JtYXQYAyABKAkSDQoFbW9kZWwYBCABKAkSDwoHY2hhbm5lbBgFIAEoCRIUCgxpbnB1dF90b2tlbnMYBiABKAMSFQoNb3V0cHV0X3Rva2VucxgHIAEoAxIOCgZpbWFnZXMYCCABKAMSDwoHc2Vjb25kcxgJIAEoARIPCgdjcmVkaXRzGAogASgBEg4KBnN0YXR1cxgLIAEoCRISCgpsYXRlbmN5X21zGAwgASgDEhIKCnJlcXVlc3RfaWQYDSABKAkifgoLVXNhZ2VUb3RhbHMSEAoIcmVxdWVzdHMYASABKAMSFAoMaW5wdXRfdG9rZW5zGAIgASgDEhUKDW91dHB1dF90b2tlbnMYAyABKAMSDgoGaW1hZ2VzGAQgASgDEg8KB3NlY29uZHMYBSABKAESDwoHY3JlZGl0cxgGIAEoASKzAQoRUXVlcnlVc2FnZVJlcXVlc3QSDgoGa2V5X2lkGAEgASgJEg4KBmZvcm1hdBgCIAEoCRINCgVtb2RlbBgDIAEoCRIuCgpzdGFydF90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAYgASgFInUKElF1ZXJ5VXNhZ2VSZXNwb25zZRIvCgdyZWNvcmRzGAEgAygLMh4ub21uaWdhdGUuYWRtaW4udjEuVXNhZ2VSZWNvcmQSLgoGdG90YWxzGAIgASgLMh4ub21uaWdhdGUuYWRtaW4udjEuVXNhZ2VUb3RhbHMylQQKDEFkbWluU2VydmljZRJWCglDcmVhdGVLZXkSIy5vbW5pZ2F0ZS5hZG1pbi52MS5DcmVhdGVLZXlSZXF1ZXN0GiQub21uaWdhdGUuYWRtaW4udjEuQ3JlYXRlS2V5UmVzcG9uc2USUwoITGlzdEtleXMSIi5vbW5pZ2F0ZS5hZG1pbi52MS5MaXN0S2V5c1JlcXVlc3QaIy5vbW5pZ2F0ZS5hZG1pbi52MS5MaXN0S2V5c1Jlc3BvbnNlEk0KBkdldEtleRIgLm9tbmlnYXRlLmFkbWluLnYxLkdldEtleVJlcXVlc3QaIS5vbW5pZ2F0ZS5hZG1pbi52MS5HZXRLZXlSZXNwb25zZRJWCglVcGRhdGVLZXkSIy5vbW5pZ2F0ZS5hZG1pbi52MS5VcGRhdGVLZXlSZXF1ZXN0GiQub21uaWdhdGUuYWRtaW4udjEuVXBkYXRlS2V5UmVzcG9uc2USVgoJUmV2b2tlS2V5EiMub21uaWdhdGUuYWRtaW4udjEuUmV2b2tlS2V5UmVxdWVzdBokLm9tbmlnYXRlLmFkbWluLnYxLlJldm9rZUtleVJlc3BvbnNlElkKClF1ZXJ5VXNhZ2USJC5vbW5pZ2F0ZS5hZG1pbi52MS5RdWVyeVVzYWdlUmVxdWVzdBolLm9tbmlnYXRlLmFkbWluLnYxLlF1ZXJ5VXNhZ2VSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message omnigate.admin.v1.RateLimits
@@ -320,6 +320,191 @@ export const RevokeKeyResponseSchema: GenMessage<RevokeKeyResponse> = /*@__PURE_
   messageDesc(file_omnigate_admin_v1_admin, 11);
 
 /**
+ * @generated from message omnigate.admin.v1.UsageRecord
+ */
+export type UsageRecord = Message<"omnigate.admin.v1.UsageRecord"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string key_id = 2;
+   */
+  keyId: string;
+
+  /**
+   * @generated from field: string format = 3;
+   */
+  format: string;
+
+  /**
+   * @generated from field: string model = 4;
+   */
+  model: string;
+
+  /**
+   * @generated from field: string channel = 5;
+   */
+  channel: string;
+
+  /**
+   * @generated from field: int64 input_tokens = 6;
+   */
+  inputTokens: bigint;
+
+  /**
+   * @generated from field: int64 output_tokens = 7;
+   */
+  outputTokens: bigint;
+
+  /**
+   * @generated from field: int64 images = 8;
+   */
+  images: bigint;
+
+  /**
+   * @generated from field: double seconds = 9;
+   */
+  seconds: number;
+
+  /**
+   * @generated from field: double credits = 10;
+   */
+  credits: number;
+
+  /**
+   * @generated from field: string status = 11;
+   */
+  status: string;
+
+  /**
+   * @generated from field: int64 latency_ms = 12;
+   */
+  latencyMs: bigint;
+
+  /**
+   * @generated from field: string request_id = 13;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message omnigate.admin.v1.UsageRecord.
+ * Use `create(UsageRecordSchema)` to create a new message.
+ */
+export const UsageRecordSchema: GenMessage<UsageRecord> = /*@__PURE__*/
+  messageDesc(file_omnigate_admin_v1_admin, 12);
+
+/**
+ * @generated from message omnigate.admin.v1.UsageTotals
+ */
+export type UsageTotals = Message<"omnigate.admin.v1.UsageTotals"> & {
+  /**
+   * @generated from field: int64 requests = 1;
+   */
+  requests: bigint;
+
+  /**
+   * @generated from field: int64 input_tokens = 2;
+   */
+  inputTokens: bigint;
+
+  /**
+   * @generated from field: int64 output_tokens = 3;
+   */
+  outputTokens: bigint;
+
+  /**
+   * @generated from field: int64 images = 4;
+   */
+  images: bigint;
+
+  /**
+   * @generated from field: double seconds = 5;
+   */
+  seconds: number;
+
+  /**
+   * @generated from field: double credits = 6;
+   */
+  credits: number;
+};
+
+/**
+ * Describes the message omnigate.admin.v1.UsageTotals.
+ * Use `create(UsageTotalsSchema)` to create a new message.
+ */
+export const UsageTotalsSchema: GenMessage<UsageTotals> = /*@__PURE__*/
+  messageDesc(file_omnigate_admin_v1_admin, 13);
+
+/**
+ * @generated from message omnigate.admin.v1.QueryUsageRequest
+ */
+export type QueryUsageRequest = Message<"omnigate.admin.v1.QueryUsageRequest"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * @generated from field: string format = 2;
+   */
+  format: string;
+
+  /**
+   * @generated from field: string model = 3;
+   */
+  model: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp start_time = 4;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp end_time = 5;
+   */
+  endTime?: Timestamp | undefined;
+
+  /**
+   * Most recent records to return (totals always cover every match).
+   *
+   * @generated from field: int32 page_size = 6;
+   */
+  pageSize: number;
+};
+
+/**
+ * Describes the message omnigate.admin.v1.QueryUsageRequest.
+ * Use `create(QueryUsageRequestSchema)` to create a new message.
+ */
+export const QueryUsageRequestSchema: GenMessage<QueryUsageRequest> = /*@__PURE__*/
+  messageDesc(file_omnigate_admin_v1_admin, 14);
+
+/**
+ * @generated from message omnigate.admin.v1.QueryUsageResponse
+ */
+export type QueryUsageResponse = Message<"omnigate.admin.v1.QueryUsageResponse"> & {
+  /**
+   * @generated from field: repeated omnigate.admin.v1.UsageRecord records = 1;
+   */
+  records: UsageRecord[];
+
+  /**
+   * @generated from field: omnigate.admin.v1.UsageTotals totals = 2;
+   */
+  totals?: UsageTotals | undefined;
+};
+
+/**
+ * Describes the message omnigate.admin.v1.QueryUsageResponse.
+ * Use `create(QueryUsageResponseSchema)` to create a new message.
+ */
+export const QueryUsageResponseSchema: GenMessage<QueryUsageResponse> = /*@__PURE__*/
+  messageDesc(file_omnigate_admin_v1_admin, 15);
+
+/**
  * AdminService manages the gateway (admin keys only).
  *
  * @generated from service omnigate.admin.v1.AdminService
@@ -364,6 +549,14 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof RevokeKeyRequestSchema;
     output: typeof RevokeKeyResponseSchema;
+  },
+  /**
+   * @generated from rpc omnigate.admin.v1.AdminService.QueryUsage
+   */
+  queryUsage: {
+    methodKind: "unary";
+    input: typeof QueryUsageRequestSchema;
+    output: typeof QueryUsageResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_omnigate_admin_v1_admin, 0);

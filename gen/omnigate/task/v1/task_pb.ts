@@ -142,7 +142,7 @@ export type Task = Message<"omnigate.task.v1.Task"> & {
   imageUrl: string;
 
   /**
-   * 0..100.
+   * 0..100; never goes down; 100 only on SUCCESS.
    *
    * @generated from field: int32 progress = 9;
    */
@@ -296,8 +296,10 @@ export const SubmitTaskRequestSchema: GenMessage<SubmitTaskRequest> = /*@__PURE_
  */
 export type SubmitResult = Message<"omnigate.task.v1.SubmitResult"> & {
   /**
-   * 1 submitted, 21 parameter error / waiting for modal, 22 queued,
-   * 23 system error, 24 account unavailable, 25 insufficient balance.
+   * 1 submitted (also when the new task waits in MODAL), 22 queued
+   * (properties.numberOfQueues = its place in line), 24 account unavailable.
+   * Parameter errors (21), an exhausted budget (25) and system errors (23)
+   * are ConnectErrors, rendered as those codes by the /ib facade.
    *
    * @generated from field: int32 code = 1;
    */

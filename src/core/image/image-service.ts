@@ -1,0 +1,218 @@
+// The neutral image core: resolves the model to its profile, applies the
+// profile's rules, routes to a provider (an upstream channel or the local
+// engine), stores the results in the blob store behind signed URLs (or inlines
+// them), and records usage. Facades and RPC callers meet exactly this.
+import { create } from "@bufbuild/protobuf";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import sharp from "sharp";
+import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
+import {
+  CreateImageVariationsResponseSchema,
+  EditImagesResponseSchema,
+  GenerateImagesResponseSchema,
+  ImageBatchSchema,
+  ImageService,
+  type ImageBatch,
+  type ImageOptions,
+} from "../../../gen/omnigate/image/v1/image_pb.js";
+import type { ImageJob, ImageResult } from "../../providers/types.js";
+import type { BlobStore } from "../../storage/blob/blob-store.js";
+import { signFileUrl } from "../../storage/blob/signed-url.js";
+import type { UsageStore } from "../../storage/types.js";
+import { formatKey, principalKey, requestIdKey } from "../context.js";
+import { asConnectError, Code, ConnectError, coreError } from "../errors.js";
+import { invalidValue, missingParam } from "./errors.js";
+import type { ImageRoute, ImageRouting } from "./image-routing.js";
+import { inspectInputs } from "./inspect.js";
+import type { ModelResolver, Operation, ResolvedModel } from "./profiles.js";
+import { checkOptions, checkPrompt, resolveDimensions } from "./validate.js";
+
+/** Facades pass the base of the URL the client used ("https://host:port"), for absolute file URLs. */
+export const URL_BASE_HEADER = "omnigate-url-base";
+const URL_BASE = /^https?:\/\/[A-Za-z0-9.\-:[\]]+$/;
+
+export interface ImageServiceDeps {
+  models: ModelResolver;
+  routing: ImageRouting;
+  blobs: BlobStore;
+  urlSecret: string;
+  /** Configured public base URL; wins over the facade's header. */
+  publicUrl?: string | undefined;
+  urlTtlMs: number;
+  usage?: UsageStore | undefined;
+  now: () => number;
+}
+
+interface Call {
+  op: Operation;
+  prompt: string;
+  options: ImageOptions | undefined;
+  images: InputFile[];
+  mask?: InputFile | undefined;
+}
+
+const C_ONLY_SIZES = new Set(["1536x1024", "1024x1536", "auto"]);
+const C_ONLY_QUALITIES = new Set(["low", "medium", "high"]);
+
+/** Spec 4.2: edits default to IMG_MODEL_A unless parameters specific to IMG_MODEL_C are used. */
+function defaultModel(call: Call): string {
+  if (call.op !== "edit") return "IMG_MODEL_A";
+  const o = call.options;
+  const cOnly =
+    call.images.length > 1 ||
+    call.images.some((f) => /^image\/(jpeg|webp)$/.test(f.mimeType)) ||
+    !!o && (!!o.inputFidelity || !!o.outputFormat || !!o.background || !!o.moderation || o.outputCompression !== undefined || C_ONLY_QUALITIES.has(o.quality) || C_ONLY_SIZES.has(o.size));
+  return cOnly ? "IMG_MODEL_C" : "IMG_MODEL_A";
+}
+
+function resolveModel(models: ModelResolver, call: Call): ResolvedModel {
+  const name = call.options?.model || defaultModel(call);
+  const resolved = models.resolve(name);
+  if (!resolved) throw invalidValue("model", name, models.names());
+  if (!resolved.profile.operations.includes(call.op)) {
+    const able = models.names().filter((n) => models.resolve(n)!.profile.operations.includes(call.op));
+    throw invalidValue("model", name, able);
+  }
+  return resolved;
+}
+
+/** Tries the routes in order; only an unavailable upstream moves on to the next one. */
+async function runRoutes(routes: ImageRoute[], job: ImageJob, ctx: HandlerContext): Promise<{ result: ImageResult; route: ImageRoute }> {
+  let last: ConnectError | undefined;
+  for (const route of routes) {
+    try {
+      const result = await route.provider.run(job, { signal: ctx.signal, requestId: ctx.values.get(requestIdKey), upstreamModel: route.upstreamModel });
+      return { result, route };
+    } catch (err) {
+      last = asConnectError(err);
+      if (last.code !== Code.Unavailable || ctx.signal.aborted) break;
+    }
+  }
+  throw last ?? coreError(Code.Unavailable, "no provider serves this model", { reason: "no_route" });
+}
+
+/** Format and dimensions of a produced image; unreadable bytes are the provider's fault. */
+async function measure(data: Uint8Array): Promise<{ mimeType: string; width: number; height: number }> {
+  const meta = await sharp(data)
+    .metadata()
+    .catch(() => undefined);
+  if (!meta?.format || !meta.width || !meta.height) {
+    throw coreError(Code.Unavailable, "The image provider returned data that is not an image.", { reason: "upstream_bad_response" });
+  }
+  return { mimeType: `image/${String(meta.format).replace(/^jpg$/, "jpeg")}`, width: meta.width, height: meta.height };
+}
+
+export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageService> {
+  const urlBase = (ctx: HandlerContext): string => {
+    if (deps.publicUrl) return deps.publicUrl.replace(/\/+$/, "");
+    const given = ctx.requestHeader.get(URL_BASE_HEADER) ?? "";
+    return URL_BASE.test(given) ? given : "";
+  };
+
+  const recordUsage = (ctx: HandlerContext, model: string, channel: string, started: number, images: number, batch: ImageBatch | undefined, status: string) => {
+    if (!deps.usage) return;
+    void deps.usage
+      .record({
+        time: started,
+        keyId: ctx.values.get(principalKey)?.keyId ?? "",
+        format: ctx.values.get(formatKey),
+        model,
+        channel,
+        inputTokens: Number(batch?.usage?.inputTokens ?? 0n),
+        outputTokens: Number(batch?.usage?.outputTokens ?? 0n),
+        images,
+        seconds: 0,
+        credits: 0,
+        status,
+        latencyMs: deps.now() - started,
+        requestId: ctx.values.get(requestIdKey),
+      })
+      .catch(() => undefined);
+  };
+
+  async function run(call: Call, ctx: HandlerContext): Promise<ImageBatch> {
+    const { profile, name } = resolveModel(deps.models, call);
+    checkPrompt(call.op, profile, call.prompt);
+    const checked = checkOptions(call.op, profile, name, call.options);
+    let inputs: Awaited<ReturnType<typeof inspectInputs>> = { images: [] };
+    if (call.op !== "generate") {
+      const rules = call.op === "edit" ? profile.edit! : profile.variation!;
+      inputs = await inspectInputs(call.images, call.op === "edit" ? call.mask : undefined, rules, profile.mask);
+    }
+    const dims = resolveDimensions(checked.size, profile, call.op, inputs.images[0]);
+    const job: ImageJob = {
+      operation: call.op,
+      profile: profile.id,
+      prompt: call.prompt,
+      images: inputs.images,
+      mask: inputs.mask,
+      n: checked.n,
+      width: dims.width,
+      height: dims.height,
+      quality: checked.quality,
+      style: checked.style,
+      outputFormat: checked.outputFormat,
+      background: checked.background,
+      outputCompression: checked.outputCompression,
+      seed: checked.seed,
+      given: checked.given,
+    };
+
+    const started = deps.now();
+    const routes = deps.routing.resolve(name, profile.id);
+    let outcome: Awaited<ReturnType<typeof runRoutes>>;
+    try {
+      outcome = await runRoutes(routes, job, ctx);
+    } catch (err) {
+      const e = asConnectError(err);
+      recordUsage(ctx, name, routes[0]?.channel ?? "", started, 0, undefined, `error:${e.code}`);
+      throw e;
+    }
+    const { result, route } = outcome;
+
+    const owner = ctx.values.get(principalKey)?.keyId;
+    const base = urlBase(ctx);
+    const images = [];
+    for (const img of result.images) {
+      const { mimeType, width, height } = await measure(img.data);
+      const file = { mimeType, width, height, sizeBytes: BigInt(img.data.byteLength) };
+      if (checked.responseFormat === "url") {
+        const rec = await deps.blobs.put(img.data, { mimeType, kind: "image", ttlMs: deps.urlTtlMs, ...(owner ? { ownerKeyId: owner } : {}) });
+        images.push({ revisedPrompt: img.revisedPrompt ?? "", file: { ...file, fileId: rec.id, url: signFileUrl(base, rec.id, rec.expireTime ?? deps.now() + deps.urlTtlMs, deps.urlSecret) } });
+      } else {
+        images.push({ revisedPrompt: img.revisedPrompt ?? "", file: { ...file, data: img.data } });
+      }
+    }
+    const first = images[0]?.file;
+    const echo = new Set(profile.echo);
+    const batch = create(ImageBatchSchema, {
+      created: BigInt(Math.floor(deps.now() / 1000)),
+      images,
+      ...(profile.reportsUsage && result.usage ? { usage: result.usage } : {}),
+      outputFormat: echo.has("output_format") ? checked.outputFormat : "",
+      size: echo.has("size") ? `${first?.width ?? dims.width}x${first?.height ?? dims.height}` : "",
+      quality: echo.has("quality") ? checked.quality : "",
+      background: echo.has("background") ? checked.background : "",
+      model: profile.id,
+      channel: route.channel,
+    });
+    recordUsage(ctx, name, route.channel, started, images.length, batch, "ok");
+    return batch;
+  }
+
+  return {
+    async generateImages(req, ctx) {
+      const batch = await run({ op: "generate", prompt: req.prompt, options: req.options, images: [] }, ctx);
+      return create(GenerateImagesResponseSchema, { batch });
+    },
+    async editImages(req, ctx) {
+      const batch = await run({ op: "edit", prompt: req.prompt, options: req.options, images: req.images, mask: req.mask }, ctx);
+      return create(EditImagesResponseSchema, { batch });
+    },
+    async createImageVariations(req, ctx) {
+      if (!req.image) throw missingParam("image");
+      const batch = await run({ op: "variation", prompt: "", options: req.options, images: [req.image] }, ctx);
+      return create(CreateImageVariationsResponseSchema, { batch });
+    },
+  };
+}

@@ -1,0 +1,85 @@
+// Budgets and token limits for ChatService.Generate / StreamGenerate, as an
+// interceptor: check the model scope, reserve the most the call can cost,
+// then settle with the real usage (a broken or abandoned stream pays for what
+// it really used), or refund when the call fails before producing anything.
+import type { Interceptor } from "@connectrpc/connect";
+import { ChatService, type ChatInput, type GenerateResponse, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { countInput, countText } from "../../providers/local/tokenizer.js";
+import { principalKey } from "../context.js";
+import type { Budgets } from "./budget.js";
+import type { RateLimiter } from "./limiter.js";
+import { chatCost, type PriceTable } from "./prices.js";
+import { checkModel } from "./scope.js";
+import { globMatch } from "../routing/glob.js";
+
+/** Output tokens assumed for the reservation when the request sets no limit. */
+export const DEFAULT_RESERVED_OUTPUT = 4096;
+
+export const usageCost = (prices: PriceTable, model: string, u: Usage | undefined) =>
+  chatCost(prices, model, {
+    inputTokens: Number(u?.inputTokens ?? 0n),
+    outputTokens: Number(u?.outputTokens ?? 0n),
+    cacheReadTokens: Number(u?.cacheReadTokens ?? 0n),
+    cacheWriteTokens: Number(u?.cacheWriteTokens ?? 0n),
+  });
+
+const totalTokens = (u: Usage | undefined) => Number((u?.inputTokens ?? 0n) + (u?.outputTokens ?? 0n) + (u?.cacheReadTokens ?? 0n) + (u?.cacheWriteTokens ?? 0n));
+
+export function chatMeterInterceptor(deps: { prices: PriceTable; budgets: Budgets; limiter: RateLimiter }): Interceptor {
+  const generate = ChatService.method.generate;
+  const stream = ChatService.method.streamGenerate;
+  return (next) => async (req) => {
+    if (req.method !== generate && req.method !== stream) return next(req);
+    const p = req.contextValues.get(principalKey);
+    const input = (req.stream ? undefined : (req.message as { input?: ChatInput }).input) as ChatInput | undefined;
+    if (!p || !input) return next(req);
+    checkModel(p, input.model);
+    // Only a priced model needs an estimate (tokenizing the input costs CPU on every request).
+    const priced = deps.prices.chat.some((r) => globMatch(r.model, input.model));
+    const estimate = priced
+      ? chatCost(deps.prices, input.model, { inputTokens: countInput(input).total, outputTokens: input.config?.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT })
+      : 0;
+    const hold = await deps.budgets.reserve(p.keyId, estimate);
+    const finish = async (u: Usage | undefined, failed: boolean) => {
+      if (failed && !u) await hold.refund();
+      else await hold.settle(usageCost(deps.prices, input.model, u));
+      await deps.limiter.consumeTokens(p.keyId, p.limits, totalTokens(u));
+    };
+    let res;
+    try {
+      res = await next(req);
+    } catch (err) {
+      await finish(undefined, true);
+      throw err;
+    }
+    if (!res.stream) {
+      await finish((res.message as GenerateResponse).usage, false);
+      return res;
+    }
+    const inner = res.message as AsyncIterable<StreamGenerateResponse>;
+    return {
+      ...res,
+      message: (async function* () {
+        let usage: Usage | undefined;
+        let delivered = "";
+        let completed = false;
+        try {
+          for await (const e of inner) {
+            const k = e.event;
+            if (k.case === "usage") usage = k.value;
+            else if (k.case === "start" && k.value.usage) usage = k.value.usage;
+            else if (k.case === "partDelta" && (k.value.delta.case === "text" || k.value.delta.case === "thinking" || k.value.delta.case === "argumentsJson")) delivered += k.value.delta.value;
+            yield e;
+          }
+          completed = true;
+        } finally {
+          if (!completed && usage && delivered && usage.outputTokens === 0n) {
+            // The stream ended early: charge the output it really delivered.
+            usage = { ...usage, outputTokens: BigInt(countText(delivered)) };
+          }
+          await finish(usage, !completed && !delivered);
+        }
+      })(),
+    };
+  };
+}

@@ -1,0 +1,17 @@
+// Which formats and models a key may use. Admin keys may use everything.
+import type { Principal } from "../context.js";
+import { permissionDenied } from "../errors.js";
+import { globMatch } from "../routing/glob.js";
+
+/** Wire formats a key can be scoped to. "core" is a direct RPC caller, "trpc" the typed frontends. */
+export const FORMATS = ["messages", "generate-content", "images", "image-bot", "video", "core", "trpc"] as const;
+
+export function checkFormat(p: Principal, format: string): void {
+  if (p.admin || p.formats.length === 0 || p.formats.includes(format)) return;
+  throw permissionDenied(`this API key may not use the ${format} interface`, "format_not_allowed");
+}
+
+export function checkModel(p: Principal | undefined, model: string): void {
+  if (!p || p.admin || p.models.length === 0 || p.models.some((g) => globMatch(g, model))) return;
+  throw permissionDenied(`this API key may not use model ${model}`, "model_not_allowed");
+}

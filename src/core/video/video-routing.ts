@@ -1,0 +1,70 @@
+// Video model -> where it runs. An enabled video channel ("openai-videos" or
+// "video-gateway") whose `models` globs or `modelMap` keys match the model
+// serves it, with modelMap renaming it; higher priority first, equal
+// priorities by weighted chance. The local engine serves what `localModels`
+// matches: unset, every name while no video channel exists, none once one does.
+import type { ChannelConfig } from "../../config.js";
+import type { VideoProvider } from "../../providers/types.js";
+import { invalidArgument } from "../errors.js";
+import { globMatch } from "../routing/glob.js";
+import type { VideoRoute } from "./video-task.js";
+
+export const VIDEO_PROVIDERS = ["openai-videos", "video-gateway"] as const;
+
+export interface VideoChannel {
+  channel: ChannelConfig;
+  provider: VideoProvider;
+}
+
+export interface VideoRouting {
+  /** Routes for a model, best first; InvalidArgument (field model) when none serves it. */
+  resolve(model: string): VideoRoute[];
+  /** The provider behind a route's channel, if it still exists. */
+  provider(channel: string): VideoProvider | undefined;
+  /** Names of every queue (one per channel, and "local"). */
+  channels(): string[];
+}
+
+export const isVideoChannel = (c: ChannelConfig) => (VIDEO_PROVIDERS as readonly string[]).includes(c.provider);
+
+function weightedOrder(items: VideoChannel[], rng: () => number): VideoChannel[] {
+  const pool = [...items];
+  const out: VideoChannel[] = [];
+  while (pool.length) {
+    const total = pool.reduce((s, c) => s + c.channel.weight, 0);
+    let pick = 0;
+    if (total > 0) {
+      let r = rng() * total;
+      pick = pool.findIndex((c) => (r -= c.channel.weight) < 0);
+      if (pick < 0) pick = pool.length - 1;
+    }
+    out.push(pool.splice(pick, 1)[0]!);
+  }
+  return out;
+}
+
+export function videoRouting(upstreams: VideoChannel[], local: VideoProvider, localModels: string[] | undefined, rng: () => number = Math.random): VideoRouting {
+  const usable = upstreams.filter((u) => u.channel.enabled && isVideoChannel(u.channel));
+  const localGlobs = localModels ?? (usable.length ? [] : ["*"]);
+  const byName = new Map<string, VideoProvider>([["local", local], ...usable.map((u) => [u.channel.name, u.provider] as const)]);
+  return {
+    resolve(model) {
+      const matched = usable.filter((u) => Object.hasOwn(u.channel.modelMap, model) || u.channel.models.some((g) => globMatch(g, model)));
+      const priorities = [...new Set(matched.map((u) => u.channel.priority))].sort((a, b) => b - a);
+      const routes: VideoRoute[] = priorities.flatMap((p) =>
+        weightedOrder(
+          matched.filter((u) => u.channel.priority === p),
+          rng,
+        ).map((u) => ({ provider: u.channel.provider, channel: u.channel.name, upstreamModel: u.channel.modelMap[model] ?? model })),
+      );
+      if (localGlobs.some((g) => globMatch(g, model))) routes.push({ provider: "local", channel: "local", upstreamModel: model });
+      if (!routes.length) throw invalidArgument(`The model '${model}' does not exist or is not served for video.`, "model", "model_not_found");
+      return routes;
+    },
+    provider: (channel) => byName.get(channel),
+    channels: () => [...byName.keys()],
+  };
+}
+
+/** The runner queue of a channel. */
+export const videoQueue = (channel: string) => `video:${channel}`;

@@ -1,0 +1,205 @@
+// generate-content Contents -> neutral turns (pure). Consecutive Contents of one
+// role become one turn (the SDK's chat history keeps each streamed chunk as its
+// own Content), adjacent thought fragments become one Thinking part, and thought
+// signatures go back where the neutral model keeps them. Every neutral part
+// remembers where it came from, so errors the core raises about a part name
+// the wire field the client sent.
+import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { CodeOutcome, PartSchema, Role, TurnSchema, type Part, type Turn } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { invalidArgument } from "../../core/errors.js";
+import { GEMINI, decodeThoughtSignature } from "./thought-signature.js";
+import type * as wire from "./wire.js";
+
+export const DATA_FIELDS = ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"] as const;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+const MIME = /^[\w.+-]+\/[\w.+-]+$/;
+
+const ROLES: Record<string, Role> = { user: Role.USER, model: Role.ASSISTANT, function: Role.USER, tool: Role.USER };
+
+/** The wire path a neutral part came from, and the one of its signature. */
+export interface Origin {
+  part: string;
+  signature: string;
+}
+
+export interface Turns {
+  turns: Turn[];
+  /** origins[turn][part]. */
+  origins: Origin[][];
+}
+
+const part = (kind: MessageInitShape<typeof PartSchema>["kind"]) => create(PartSchema, { kind });
+
+function mediaOf(b: { mimeType: string; data: string }, field: string): Part {
+  if (!MIME.test(b.mimeType)) throw invalidArgument(`${field}.mimeType: ${JSON.stringify(b.mimeType)} is not a MIME type`, `${field}.mimeType`);
+  const data = b.data.replace(/\s+/g, "");
+  if (!data) throw invalidArgument(`${field}.data: inline data must not be empty`, `${field}.data`);
+  if (!BASE64.test(data)) throw invalidArgument(`${field}.data: invalid base64 data`, `${field}.data`);
+  return part({ case: "media", value: { mimeType: b.mimeType, source: { case: "data", value: new Uint8Array(Buffer.from(data, "base64")) } } });
+}
+
+/** Tool call ids: Gemini's are optional, the neutral model pairs calls and results by id. */
+class CallIds {
+  private pending: { id: string; name: string; used: boolean }[] = [];
+  private fresh = true;
+  /** A new model turn starts a new set of calls. */
+  newTurn(): void {
+    this.fresh = true;
+  }
+  call(id: string | undefined, name: string, fallback: string): string {
+    if (this.fresh) this.pending = [];
+    this.fresh = false;
+    const callId = id || fallback;
+    this.pending.push({ id: callId, name, used: false });
+    return callId;
+  }
+  result(id: string | undefined, name: string, fallback: string): string {
+    if (id) return id;
+    const p = this.pending.find((c) => !c.used && c.name === name);
+    if (!p) return fallback;
+    p.used = true;
+    return p.id;
+  }
+}
+
+function dataPart(p: wire.Part, f: string, kind: (typeof DATA_FIELDS)[number] | undefined, ids: CallIds): Part {
+  switch (kind) {
+    case undefined:
+      return part({ case: "text", value: { text: "" } });
+    case "text":
+      return p.thought ? part({ case: "thinking", value: { text: p.text! } }) : part({ case: "text", value: { text: p.text! } });
+    case "inlineData":
+      return mediaOf(p.inlineData!, `${f}.inlineData`);
+    case "fileData":
+      throw invalidArgument(
+        `${f}.fileData: fileData (fileUri) is not supported by this gateway; send the bytes base64-encoded in inlineData instead`,
+        `${f}.fileData`,
+        "file_data_not_supported",
+      );
+    case "functionCall": {
+      const c = p.functionCall!;
+      const id = ids.call(c.id, c.name, `call_${f.replace(/\D+/g, "_").replace(/^_|_$/g, "")}`);
+      return part({ case: "toolCall", value: { id, name: c.name, arguments: (c.args ?? {}) as JsonObject } });
+    }
+    case "functionResponse": {
+      const r = p.functionResponse!;
+      const keys = Object.keys(r.response);
+      return part({
+        case: "toolResult",
+        value: {
+          callId: ids.result(r.id, r.name, `call_${r.name}`),
+          name: r.name,
+          structured: r.response as JsonObject,
+          isError: keys.length === 1 && keys[0] === "error",
+          content: (r.parts ?? []).flatMap((x, i) => (x.inlineData ? [mediaOf(x.inlineData, `${f}.functionResponse.parts[${i}].inlineData`)] : [])),
+        },
+      });
+    }
+    case "executableCode":
+      return part({ case: "executableCode", value: { language: p.executableCode!.language ?? "PYTHON", code: p.executableCode!.code } });
+    case "codeExecutionResult": {
+      const outcome = { OUTCOME_UNSPECIFIED: CodeOutcome.UNSPECIFIED, OUTCOME_OK: CodeOutcome.OK, OUTCOME_FAILED: CodeOutcome.FAILED, OUTCOME_DEADLINE_EXCEEDED: CodeOutcome.DEADLINE_EXCEEDED }[
+        p.codeExecutionResult!.outcome
+      ];
+      return part({ case: "codeExecutionResult", value: { outcome, output: p.codeExecutionResult!.output ?? "" } });
+    }
+  }
+}
+
+const isEmptyText = (p: Part) => p.kind.case === "text" && p.kind.value.text === "";
+
+/** Appends one Content's parts to a turn. */
+function addParts(c: wire.Content, field: string, ids: CallIds, out: Part[], origins: Origin[]): void {
+  c.parts.forEach((p, pi) => {
+    const f = `${field}.parts[${pi}]`;
+    const sigField = `${f}.thoughtSignature`;
+    const kinds = DATA_FIELDS.filter((k) => p[k] !== undefined);
+    if (kinds.length > 1) throw invalidArgument(`${f}: a part sets exactly one of ${DATA_FIELDS.join(", ")}; this one sets ${kinds.join(" and ")}`, f);
+    if (kinds.length === 0 && !p.thoughtSignature) throw invalidArgument(`${f}: a part must set one of ${DATA_FIELDS.join(", ")}`, f);
+    if (p.thought && kinds[0] !== "text") throw invalidArgument(`${f}.thought: only text parts can be thoughts`, `${f}.thought`);
+    const sig = p.thoughtSignature ? decodeThoughtSignature(p.thoughtSignature, sigField) : undefined;
+    const np = dataPart(p, f, kinds[0], ids);
+    const last = out.length - 1;
+    const prev = out[last];
+    const openThought = prev?.kind.case === "thinking" && !prev.signature ? prev : undefined;
+    const push = (x: Part) => {
+      out.push(x);
+      origins.push({ part: f, signature: sigField });
+    };
+    if (sig?.kind === "thought") {
+      // A hidden thought, carried in the signature.
+      if (openThought?.kind.case === "thinking" && openThought.kind.value.text === sig.text) {
+        openThought.signature = sig.signature;
+        origins[last]!.signature = sigField;
+      } else push(create(PartSchema, { kind: { case: "thinking", value: { text: sig.text } }, signature: sig.signature }));
+      if (!isEmptyText(np)) push(np);
+      return;
+    }
+    if (np.kind.case === "thinking" && openThought?.kind.case === "thinking") {
+      // Streamed thought fragments are one thought.
+      openThought.kind.value.text += np.kind.value.text;
+      if (sig) {
+        openThought.signature = sig.signature;
+        origins[last]!.signature = sigField;
+      }
+      return;
+    }
+    if (sig && np.kind.case !== "thinking" && sig.signature.issuer !== GEMINI && openThought) {
+      // The thinking's signature rides on the part after the thoughts.
+      openThought.signature = sig.signature;
+      origins[last]!.signature = sigField;
+      if (!isEmptyText(np)) push(np);
+      return;
+    }
+    if (sig) np.signature = sig.signature;
+    push(np);
+  });
+}
+
+/** contents -> turns; `field` prefixes error fields. */
+export function toCoreTurns(contents: wire.Content[], field = "contents"): Turns {
+  const ids = new CallIds();
+  const turns: Turn[] = [];
+  const origins: Origin[][] = [];
+  contents.forEach((c, ci) => {
+    const f = `${field}[${ci}]`;
+    const role = ROLES[c.role || "user"];
+    if (role === undefined) throw invalidArgument(`${f}.role: ${JSON.stringify(c.role)} is not a valid role; use user or model`, `${f}.role`);
+    if (c.parts.length === 0) throw invalidArgument(`${f}.parts: must contain at least one part`, `${f}.parts`);
+    let turn = turns.at(-1);
+    if (!turn || turn.role !== role) {
+      turn = create(TurnSchema, { role });
+      turns.push(turn);
+      origins.push([]);
+      if (role === Role.ASSISTANT) ids.newTurn();
+    }
+    addParts(c, f, ids, turn.parts, origins.at(-1)!);
+  });
+  return { turns, origins };
+}
+
+/**
+ * The wire field of a neutral field about a part ("turns[1].parts[0].signature"
+ * -> "contents[2].parts[1].thoughtSignature"), or undefined when it names none.
+ */
+export function originField(origins: Origin[][], field: string): string | undefined {
+  const m = /^turns\[(\d+)\](?:\.parts\[(\d+)\])?(.*)$/.exec(field);
+  if (!m) return undefined;
+  const turn = origins[Number(m[1])];
+  if (!turn?.length) return undefined;
+  if (m[2] === undefined) return turn[0]!.part.replace(/\.parts\[\d+\]$/, "") + m[3];
+  const o = turn[Number(m[2])];
+  if (!o) return undefined;
+  if (m[3] === ".signature") return o.signature;
+  return o.part + m[3];
+}
+
+export function toCoreSystem(c: wire.Content | undefined, field = "systemInstruction"): Part[] {
+  if (!c) return [];
+  return c.parts.map((p, i) => {
+    if (p.text === undefined || DATA_FIELDS.some((k) => k !== "text" && p[k] !== undefined)) {
+      throw invalidArgument(`${field}.parts[${i}]: a system instruction may only contain text`, `${field}.parts[${i}]`);
+    }
+    return part({ case: "text", value: { text: p.text } });
+  });
+}

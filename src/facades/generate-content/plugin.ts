@@ -1,0 +1,197 @@
+// The generate-content facade (Gemini wire format) under /v1beta and /v1 (the
+// 3.x GenAI SDK calls /v1): models/{model}:generateContent,
+// :streamGenerateContent (alt=sse or a JSON array), :countTokens, GET models,
+// and the cachedContents resource. It validates, translates to the neutral
+// chat model, calls the core, and translates back; errors leave as
+// google.rpc.Status bodies from ./errors.ts.
+import { createClient, type CallOptions } from "@connectrpc/connect";
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from "fastify";
+import type { z } from "zod";
+import { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
+import { bearerToken } from "../../core/auth/interceptor.js";
+import { invalidArgument, unauthenticated } from "../../core/errors.js";
+import type { FacadeOptions } from "../../server/facades.js";
+import { coreCallOptions } from "../shared/call.js";
+import { fromCoreCachedContent, toCoreCachedContent, toCoreExpiry } from "./cached-contents.js";
+import { atOrigin, notFoundError, toWireError, type WireError } from "./errors.js";
+import { DEFAULT_PAGE_SIZE, fromCoreModel, modelId } from "./models.js";
+import { ChunkWriter, CONTENT_TYPES, primeStream, pumpStream, type StreamMode } from "./sse.js";
+import { StreamTranslator } from "./stream.js";
+import { SOURCE_FORMAT, responseOptions, toCoreRequest } from "./translate.js";
+import { fromCoreCountTokens, fromCoreResponse } from "./translate-response.js";
+import * as wire from "./wire.js";
+
+type Query = Record<string, string | string[] | undefined>;
+
+function parse<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const r = schema.safeParse(body, { reportInput: true });
+  if (!r.success) throw r.error;
+  return r.data;
+}
+
+const queryValue = (req: FastifyRequest, ...names: string[]): string | undefined => {
+  const q = (req.query ?? {}) as Query;
+  for (const n of names) {
+    const v = q[n];
+    if (typeof v === "string") return v;
+    if (Array.isArray(v)) return v[0];
+  }
+  return undefined;
+};
+
+/** The API key: ?key= (spec), x-goog-api-key (what the SDK sends), or a Bearer token. */
+function apiKey(req: FastifyRequest): string {
+  const h = req.headers["x-goog-api-key"];
+  const key = (typeof h === "string" ? h : undefined) || queryValue(req, "key") || bearerToken(req.headers.authorization);
+  if (!key) {
+    throw unauthenticated(
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+      "credentials_missing",
+    );
+  }
+  return key;
+}
+
+function pageSize(req: FastifyRequest): number {
+  const v = queryValue(req, "pageSize", "page_size");
+  if (v === undefined || v === "") return 0;
+  if (!/^\d{1,9}$/.test(v)) throw invalidArgument(`pageSize: ${JSON.stringify(v)} is not a non-negative integer`, "pageSize");
+  return Number(v);
+}
+
+export function sendWireError(reply: FastifyReply, w: WireError): FastifyReply {
+  return reply.code(w.httpStatus).headers(w.headers).type("application/json; charset=utf-8").send(w.body);
+}
+
+export async function generateContentFacade(app: FastifyInstance, { deps }: FacadeOptions): Promise<void> {
+  const chat = createClient(ChatService, deps.core.transport);
+  const models = createClient(ModelService, deps.core.transport);
+  const bodyLimit = deps.config.bodyLimitBytes;
+  const call = (req: FastifyRequest, reply: FastifyReply) => coreCallOptions(req, reply, SOURCE_FORMAT, apiKey(req));
+
+  app.setErrorHandler((err, req, reply) => {
+    const w = toWireError(err, bodyLimit);
+    if (w.httpStatus >= 500) req.log.error({ err }, "generate-content request failed");
+    return sendWireError(reply, w);
+  });
+
+  async function generate(req: FastifyRequest, reply: FastifyReply, model: string, opts: CallOptions) {
+    const body = parse(wire.generateContentRequest, req.body);
+    const { input, origins } = toCoreRequest(body, model);
+    const resp = await chat.generate({ input }, opts).catch((err: unknown) => {
+      throw atOrigin(err, origins);
+    });
+    return fromCoreResponse(resp, responseOptions(body));
+  }
+
+  async function streamGenerate(req: FastifyRequest, reply: FastifyReply, model: string, opts: CallOptions) {
+    const alt = queryValue(req, "alt");
+    if (alt !== undefined && alt !== "sse" && alt !== "json") throw invalidArgument(`alt: ${JSON.stringify(alt)} is not supported; use sse or json`, "alt");
+    const mode: StreamMode = alt === "sse" ? "sse" : "array";
+    const body = parse(wire.generateContentRequest, req.body);
+    const { input, origins } = toCoreRequest(body, model);
+    const it = chat.streamGenerate({ input }, opts)[Symbol.asyncIterator]();
+    const t = new StreamTranslator(responseOptions(body));
+    const primed = await primeStream(it, t).catch((err: unknown) => {
+      throw atOrigin(err, origins);
+    });
+    const w = new ChunkWriter(mode);
+    void pumpStream(it, t, w, primed, (err) => {
+      const we = toWireError(atOrigin(err, origins), bodyLimit);
+      if (we.httpStatus >= 500) req.log.warn({ err }, "generate-content stream failed");
+      return we.body;
+    });
+    return reply.header("content-type", CONTENT_TYPES[mode]).header("cache-control", "no-cache").header("x-accel-buffering", "no").send(w.body);
+  }
+
+  async function countTokens(req: FastifyRequest, _reply: FastifyReply, model: string, opts: CallOptions) {
+    const body = parse(wire.countTokensRequest, req.body);
+    if (body.contents && body.generateContentRequest) throw invalidArgument("set contents or generateContentRequest, not both", "generateContentRequest");
+    const gcr = body.generateContentRequest ?? (body.contents ? { contents: body.contents } : undefined);
+    if (!gcr) throw invalidArgument("contents: contents is not specified", "contents");
+    if (body.generateContentRequest?.model && modelId(body.generateContentRequest.model) !== model) {
+      throw invalidArgument("generateContentRequest.model must name the model of the path", "generateContentRequest.model");
+    }
+    const { input, origins } = toCoreRequest(gcr, model);
+    const r = await chat.countTokens({ input }, opts).catch((err: unknown) => {
+      throw atOrigin(err, origins);
+    });
+    return fromCoreCountTokens(r);
+  }
+
+  const ACTIONS: Record<string, (req: FastifyRequest, reply: FastifyReply, model: string, opts: CallOptions) => Promise<unknown>> = {
+    generateContent: generate,
+    streamGenerateContent: streamGenerate,
+    countTokens,
+  };
+
+  /** Routes under one version prefix; `modelsOpts` carries the wire constraint on shared /v1 paths. */
+  const routes = async (scope: FastifyInstance, modelsOpts: RouteShorthandOptions) => {
+    scope.get("/models", modelsOpts, async (req, reply) => {
+      const r = await models.listModels(
+        { pageSize: pageSize(req) || DEFAULT_PAGE_SIZE, pageToken: queryValue(req, "pageToken", "page_token") ?? "", capability: Capability.CHAT },
+        call(req, reply),
+      );
+      return { models: r.models.map(fromCoreModel), ...(r.nextPageToken ? { nextPageToken: r.nextPageToken } : {}) };
+    });
+
+    scope.get<{ Params: { id: string } }>("/models/:id", modelsOpts, async (req, reply) => {
+      const opts = call(req, reply);
+      const id = modelId(req.params.id);
+      if (id.includes(":")) return sendWireError(reply, notFoundError(`Method not found: GET models/${id}`));
+      const r = await models.getModel({ id }, opts);
+      if (!r.model || !r.model.capabilities.includes(Capability.CHAT)) return sendWireError(reply, notFoundError(`models/${id} is not found or is not a chat model`));
+      return fromCoreModel(r.model);
+    });
+
+    scope.post<{ Params: { id: string } }>("/models/:id", modelsOpts, async (req, reply) => {
+      const opts = call(req, reply);
+      const segment = req.params.id;
+      const at = segment.lastIndexOf(":");
+      const action = at >= 0 ? ACTIONS[segment.slice(at + 1)] : undefined;
+      if (!action) return sendWireError(reply, notFoundError(`Method not found: POST models/${segment}`));
+      return action(req, reply, modelId(segment.slice(0, at)), opts);
+    });
+
+    scope.post("/cachedContents", async (req, reply) => {
+      const opts = call(req, reply);
+      const body = parse(wire.cachedContent, req.body);
+      const r = await chat.createCachedContent(toCoreCachedContent(body), opts);
+      return fromCoreCachedContent(r.cachedContent!);
+    });
+
+    scope.get("/cachedContents", async (req, reply) => {
+      const opts = call(req, reply);
+      const r = await chat.listCachedContents({ pageSize: pageSize(req), pageToken: queryValue(req, "pageToken", "page_token") ?? "" }, opts);
+      return { cachedContents: r.cachedContents.map(fromCoreCachedContent), ...(r.nextPageToken ? { nextPageToken: r.nextPageToken } : {}) };
+    });
+
+    scope.get<{ Params: { id: string } }>("/cachedContents/:id", async (req, reply) => {
+      const r = await chat.getCachedContent({ name: `cachedContents/${req.params.id}` }, call(req, reply));
+      return fromCoreCachedContent(r.cachedContent!);
+    });
+
+    scope.patch<{ Params: { id: string } }>("/cachedContents/:id", async (req, reply) => {
+      const opts = call(req, reply);
+      const body = parse(wire.cachedContentPatch, req.body ?? {});
+      const expiry = toCoreExpiry(body, queryValue(req, "updateMask", "update_mask"));
+      const r = await chat.updateCachedContent({ name: `cachedContents/${req.params.id}`, ...expiry }, opts);
+      return fromCoreCachedContent(r.cachedContent!);
+    });
+
+    scope.delete<{ Params: { id: string } }>("/cachedContents/:id", async (req, reply) => {
+      await chat.deleteCachedContent({ name: `cachedContents/${req.params.id}` }, call(req, reply));
+      return {};
+    });
+  };
+
+  await app.register(
+    async (scope) => {
+      scope.setNotFoundHandler((req, reply) => sendWireError(reply, notFoundError(`Method not found: ${req.method} ${req.url.split("?")[0]}`)));
+      await routes(scope, {});
+    },
+    { prefix: "/v1beta" },
+  );
+  await app.register(async (scope) => routes(scope, { constraints: { wire: "gemini" } }), { prefix: "/v1" });
+}

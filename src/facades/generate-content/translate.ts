@@ -1,0 +1,209 @@
+// generate-content request -> neutral ChatInput. Pure: no I/O, no clock.
+// Shape was checked by ./wire.ts; this checks meaning, and every error names
+// the wire field (contents[0].parts[1].fileData, generationConfig.responseSchema).
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import {
+  ChatInputSchema,
+  GenerationConfigSchema,
+  HarmBlockThreshold,
+  HarmCategory,
+  MediaResolution,
+  Modality,
+  RequestMetadataSchema,
+  SafetySettingSchema,
+  ThinkingConfigSchema,
+  ToolChoiceMode,
+  ToolChoiceSchema,
+  ToolSchema,
+  type ChatInput,
+  type GenerationConfig,
+  type SafetySetting,
+  type Tool,
+  type ToolChoice,
+} from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { invalidArgument } from "../../core/errors.js";
+import { toCoreSystem, toCoreTurns, type Origin } from "./contents.js";
+import { geminiToJsonSchema } from "./schema.js";
+import type * as wire from "./wire.js";
+import { BUILTIN_TOOLS, RESPONSE_MIME_TYPES } from "./wire.js";
+
+export { toCoreSystem, toCoreTurns };
+
+export const SOURCE_FORMAT = "generate-content";
+
+const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
+
+function functionTool(d: wire.FunctionDeclaration, f: string): Tool {
+  if (!FUNCTION_NAME.test(d.name)) {
+    throw invalidArgument(`${f}.name: function names start with a letter or underscore and contain only a-z, A-Z, 0-9, _, ., : and - (at most 128)`, `${f}.name`);
+  }
+  if (d.parameters && d.parametersJsonSchema) throw invalidArgument(`${f}: set parameters or parametersJsonSchema, not both`, `${f}.parametersJsonSchema`);
+  const parameters = d.parametersJsonSchema
+    ? (d.parametersJsonSchema as JsonObject)
+    : d.parameters
+      ? geminiToJsonSchema(d.parameters, `${f}.parameters`)
+      : { type: "object", properties: {} };
+  return create(ToolSchema, { kind: { case: "function", value: { name: d.name, description: d.description ?? "", parameters } } });
+}
+
+export function toCoreTools(tools: wire.Tool[] | undefined, field = "tools"): Tool[] {
+  const out: Tool[] = [];
+  const names = new Set<string>();
+  (tools ?? []).forEach((t, ti) => {
+    (t.functionDeclarations ?? []).forEach((d, di) => {
+      const f = `${field}[${ti}].functionDeclarations[${di}]`;
+      if (names.has(d.name)) throw invalidArgument(`${f}.name: duplicate function name ${d.name}`, `${f}.name`);
+      names.add(d.name);
+      out.push(functionTool(d, f));
+    });
+    if (t.codeExecution) out.push(create(ToolSchema, { kind: { case: "codeExecution", value: {} } }));
+    for (const k of BUILTIN_TOOLS) {
+      const cfg = t[k];
+      if (cfg) out.push(create(ToolSchema, { kind: { case: "vendor", value: { type: k, name: k, config: cfg as JsonObject } } }));
+    }
+  });
+  return out;
+}
+
+type WireToolConfig = NonNullable<wire.GenerateContentRequest["toolConfig"]>;
+
+const MODES: Record<string, ToolChoiceMode> = { MODE_UNSPECIFIED: ToolChoiceMode.UNSPECIFIED, AUTO: ToolChoiceMode.AUTO, ANY: ToolChoiceMode.ANY, NONE: ToolChoiceMode.NONE, VALIDATED: ToolChoiceMode.AUTO };
+
+/** toolConfig -> ToolChoice; `declared` is undefined when the tools may live in a cached content. */
+export function toCoreToolChoice(tc: WireToolConfig | undefined, declared: Set<string> | undefined, field = "toolConfig"): ToolChoice | undefined {
+  const fc = tc?.functionCallingConfig;
+  if (!fc) return undefined;
+  const f = `${field}.functionCallingConfig`;
+  const mode = fc.mode ?? "MODE_UNSPECIFIED";
+  const allowed = fc.allowedFunctionNames ?? [];
+  if (allowed.length && mode !== "ANY" && mode !== "VALIDATED") {
+    throw invalidArgument(`${f}.allowedFunctionNames: only allowed when mode is ANY or VALIDATED`, `${f}.allowedFunctionNames`);
+  }
+  if (declared) {
+    const unknown = allowed.find((n) => !declared.has(n));
+    if (unknown !== undefined) throw invalidArgument(`${f}.allowedFunctionNames: ${unknown} is not a declared function`, `${f}.allowedFunctionNames`);
+    if (mode === "ANY" && declared.size === 0) throw invalidArgument(`${f}.mode: ANY needs at least one function declaration`, `${f}.mode`);
+  }
+  return create(ToolChoiceSchema, { mode: MODES[mode], allowedNames: allowed });
+}
+
+const MEDIA_RES: Record<string, MediaResolution> = {
+  MEDIA_RESOLUTION_UNSPECIFIED: MediaResolution.UNSPECIFIED,
+  MEDIA_RESOLUTION_LOW: MediaResolution.LOW,
+  MEDIA_RESOLUTION_MEDIUM: MediaResolution.MEDIUM,
+  MEDIA_RESOLUTION_HIGH: MediaResolution.HIGH,
+};
+const MODALITIES: Record<string, Modality> = { MODALITY_UNSPECIFIED: Modality.UNSPECIFIED, TEXT: Modality.TEXT, IMAGE: Modality.IMAGE, AUDIO: Modality.AUDIO };
+
+function responseSchemaOf(gc: wire.GenerationConfig, f: string): JsonObject | undefined {
+  if (gc.responseSchema && gc.responseJsonSchema !== undefined) {
+    throw invalidArgument(`${f}.responseJsonSchema: set responseSchema or responseJsonSchema, not both`, `${f}.responseJsonSchema`);
+  }
+  if (gc.responseSchema) return geminiToJsonSchema(gc.responseSchema, `${f}.responseSchema`);
+  if (gc.responseJsonSchema === undefined) return undefined;
+  const js = gc.responseJsonSchema;
+  if (!js || typeof js !== "object" || Array.isArray(js)) throw invalidArgument(`${f}.responseJsonSchema: must be a JSON Schema object`, `${f}.responseJsonSchema`);
+  return js as JsonObject;
+}
+
+export function toCoreConfig(gc: wire.GenerationConfig | undefined, field = "generationConfig"): GenerationConfig | undefined {
+  if (!gc) return undefined;
+  const f = field;
+  const mime = gc.responseMimeType ?? "";
+  if (mime && !(RESPONSE_MIME_TYPES as readonly string[]).includes(mime)) {
+    throw invalidArgument(`${f}.responseMimeType: ${JSON.stringify(mime)} is not supported; use one of ${RESPONSE_MIME_TYPES.join(", ")}`, `${f}.responseMimeType`);
+  }
+  const schema = responseSchemaOf(gc, f);
+  const schemaField = gc.responseSchema ? `${f}.responseSchema` : `${f}.responseJsonSchema`;
+  if (schema && mime !== "application/json" && mime !== "text/x.enum") {
+    throw invalidArgument(`${schemaField}: a response schema needs responseMimeType application/json or text/x.enum`, `${f}.responseMimeType`);
+  }
+  if (mime === "text/x.enum" && !(schema && Array.isArray(schema.enum) && schema.enum.length > 0)) {
+    throw invalidArgument(`${f}.responseSchema: text/x.enum needs a responseSchema of type STRING with enum values`, `${f}.responseSchema`);
+  }
+  if (gc.logprobs !== undefined && !gc.responseLogprobs) {
+    throw invalidArgument(`${f}.logprobs: only allowed when responseLogprobs is true`, `${f}.logprobs`);
+  }
+  const tc = gc.thinkingConfig;
+  const budget = tc?.thinkingBudget;
+  const thinking = tc
+    ? create(ThinkingConfigSchema, {
+        includeThoughts: tc.includeThoughts ?? false,
+        ...(budget === 0 ? { enabled: false } : budget === -1 ? { enabled: true } : budget !== undefined ? { budgetTokens: budget } : {}),
+        ...(tc.thinkingLevel && tc.thinkingLevel !== "THINKING_LEVEL_UNSPECIFIED" ? { effort: tc.thinkingLevel.toLowerCase() } : {}),
+      })
+    : undefined;
+  return create(GenerationConfigSchema, {
+    ...(gc.maxOutputTokens !== undefined ? { maxOutputTokens: gc.maxOutputTokens } : {}),
+    ...(gc.temperature !== undefined ? { temperature: gc.temperature } : {}),
+    ...(gc.topP !== undefined ? { topP: gc.topP } : {}),
+    ...(gc.topK !== undefined ? { topK: gc.topK } : {}),
+    stopSequences: gc.stopSequences ?? [],
+    ...(gc.seed !== undefined ? { seed: BigInt(gc.seed) } : {}),
+    ...(gc.presencePenalty !== undefined ? { presencePenalty: gc.presencePenalty } : {}),
+    ...(gc.frequencyPenalty !== undefined ? { frequencyPenalty: gc.frequencyPenalty } : {}),
+    ...(gc.candidateCount !== undefined ? { candidateCount: gc.candidateCount } : {}),
+    responseMimeType: mime,
+    ...(schema ? { responseSchema: schema } : {}),
+    responseModalities: (gc.responseModalities ?? []).map((m) => MODALITIES[m]!),
+    responseLogprobs: gc.responseLogprobs ?? false,
+    ...(gc.logprobs !== undefined ? { logprobs: gc.logprobs } : {}),
+    ...(thinking ? { thinking } : {}),
+    mediaResolution: MEDIA_RES[gc.mediaResolution ?? "MEDIA_RESOLUTION_UNSPECIFIED"],
+    ...(gc.speechConfig ? { speechConfig: gc.speechConfig as JsonObject } : {}),
+    enableEnhancedCivicAnswers: gc.enableEnhancedCivicAnswers ?? false,
+  });
+}
+
+const enumName = (wireName: string, prefix: string) => (wireName.startsWith(prefix) ? wireName.slice(prefix.length) : wireName);
+
+export function toCoreSafety(list: wire.GenerateContentRequest["safetySettings"]): SafetySetting[] {
+  return (list ?? []).map((s) =>
+    create(SafetySettingSchema, {
+      category: HarmCategory[enumName(s.category, "HARM_CATEGORY_") as keyof typeof HarmCategory],
+      threshold: HarmBlockThreshold[enumName(s.threshold, "HARM_BLOCK_THRESHOLD_") as keyof typeof HarmBlockThreshold],
+    }),
+  );
+}
+
+/** What the response translation needs to know about the request. */
+export interface ResponseOptions {
+  includeThoughts: boolean;
+}
+
+export function responseOptions(req: Pick<wire.GenerateContentRequest, "generationConfig">): ResponseOptions {
+  return { includeThoughts: req.generationConfig?.thinkingConfig?.includeThoughts === true };
+}
+
+export interface CoreRequest {
+  input: ChatInput;
+  /** Where each neutral part came from, for error fields (see originField). */
+  origins: Origin[][];
+}
+
+/** The whole request; `model` comes from the path (without "models/"). */
+export function toCoreRequest(req: wire.GenerateContentRequest, model: string, requireContents = true): CoreRequest {
+  if (requireContents && req.contents.length === 0) throw invalidArgument("contents: contents is not specified", "contents");
+  const tools = toCoreTools(req.tools);
+  const declared = req.cachedContent ? undefined : new Set(tools.flatMap((t) => (t.kind.case === "function" ? [t.kind.value.name] : [])));
+  const toolChoice = toCoreToolChoice(req.toolConfig, declared);
+  const config = toCoreConfig(req.generationConfig);
+  const { turns, origins } = toCoreTurns(req.contents);
+  const input = create(ChatInputSchema, {
+    model,
+    system: toCoreSystem(req.systemInstruction),
+    turns,
+    tools,
+    ...(toolChoice ? { toolChoice } : {}),
+    ...(config ? { config } : {}),
+    safetySettings: toCoreSafety(req.safetySettings),
+    cachedContent: req.cachedContent ?? "",
+    metadata: create(RequestMetadataSchema, { sourceFormat: SOURCE_FORMAT }),
+  });
+  // The core puts a cache's turns first, so its turn indexes no longer match.
+  return { input, origins: req.cachedContent ? [] : origins };
+}
+
+export function toCoreChatInput(req: wire.GenerateContentRequest, model: string, requireContents = true): ChatInput {
+  return toCoreRequest(req, model, requireContents).input;
+}

@@ -1,0 +1,218 @@
+// The generate-content wire format (spec 4.4 / 2.6): zod shapes of what clients
+// send. Every object accepts camelCase and snake_case keys alike (the REST
+// examples use both); `obj` renames known snake_case keys before validation.
+// Unknown keys are dropped, so newer SDK fields never break a request.
+import { z } from "zod";
+
+const snake = (k: string) => k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
+
+/**
+ * A z.object whose keys may also arrive in snake_case. As in proto3 JSON, a
+ * null value means the field is not set.
+ */
+export function obj<T extends z.ZodRawShape>(shape: T) {
+  const bySnake = new Map<string, string>();
+  for (const k of Object.keys(shape)) if (snake(k) !== k) bySnake.set(snake(k), k);
+  return z.preprocess((v) => {
+    if (!v || typeof v !== "object" || Array.isArray(v)) return v;
+    const src = v as Record<string, unknown>;
+    let out: Record<string, unknown> | undefined;
+    for (const k of Object.keys(src)) {
+      const camel = bySnake.get(k);
+      if (src[k] === null) {
+        out ??= { ...src };
+        delete out[k];
+      } else if (camel && !(camel in src)) {
+        out ??= { ...src };
+        out[camel] = src[k];
+        delete out[k];
+      }
+    }
+    return out ?? src;
+  }, z.object(shape));
+}
+
+export const jsonObject = z.record(z.string(), z.unknown());
+const int = () => z.number().int();
+
+// ---------------------------------------------------------------- enums
+
+export const HARM_CATEGORIES = [
+  "HARM_CATEGORY_UNSPECIFIED",
+  "HARM_CATEGORY_HARASSMENT",
+  "HARM_CATEGORY_HATE_SPEECH",
+  "HARM_CATEGORY_SEXUALLY_EXPLICIT",
+  "HARM_CATEGORY_DANGEROUS_CONTENT",
+  "HARM_CATEGORY_CIVIC_INTEGRITY",
+  "HARM_CATEGORY_DEROGATORY",
+  "HARM_CATEGORY_TOXICITY",
+  "HARM_CATEGORY_VIOLENCE",
+  "HARM_CATEGORY_SEXUAL",
+  "HARM_CATEGORY_MEDICAL",
+  "HARM_CATEGORY_DANGEROUS",
+] as const;
+export const HARM_THRESHOLDS = ["HARM_BLOCK_THRESHOLD_UNSPECIFIED", "BLOCK_LOW_AND_ABOVE", "BLOCK_MEDIUM_AND_ABOVE", "BLOCK_ONLY_HIGH", "BLOCK_NONE", "OFF"] as const;
+export const CALLING_MODES = ["MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED"] as const;
+export const MEDIA_RESOLUTIONS = ["MEDIA_RESOLUTION_UNSPECIFIED", "MEDIA_RESOLUTION_LOW", "MEDIA_RESOLUTION_MEDIUM", "MEDIA_RESOLUTION_HIGH"] as const;
+export const RESPONSE_MODALITIES = ["MODALITY_UNSPECIFIED", "TEXT", "IMAGE", "AUDIO"] as const;
+export const RESPONSE_MIME_TYPES = ["text/plain", "application/json", "text/x.enum"] as const;
+export const CODE_LANGUAGES = ["LANGUAGE_UNSPECIFIED", "PYTHON"] as const;
+export const CODE_OUTCOMES = ["OUTCOME_UNSPECIFIED", "OUTCOME_OK", "OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED"] as const;
+export const THINKING_LEVELS = ["THINKING_LEVEL_UNSPECIFIED", "MINIMAL", "LOW", "MEDIUM", "HIGH"] as const;
+
+// ---------------------------------------------------------------- content
+
+export const blob = obj({ mimeType: z.string().min(1), data: z.string() });
+export const fileData = obj({ mimeType: z.string().optional(), fileUri: z.string() });
+
+export const part = obj({
+  text: z.string().optional(),
+  thought: z.boolean().optional(),
+  thoughtSignature: z.string().optional(),
+  inlineData: blob.optional(),
+  fileData: fileData.optional(),
+  functionCall: obj({ id: z.string().optional(), name: z.string().min(1), args: jsonObject.optional() }).optional(),
+  functionResponse: obj({
+    id: z.string().optional(),
+    name: z.string().min(1),
+    response: jsonObject,
+    parts: z.array(obj({ inlineData: blob.optional() })).optional(),
+  }).optional(),
+  executableCode: obj({ language: z.enum(CODE_LANGUAGES).optional(), code: z.string() }).optional(),
+  codeExecutionResult: obj({ outcome: z.enum(CODE_OUTCOMES), output: z.string().optional() }).optional(),
+});
+export type Part = z.infer<typeof part>;
+
+export const content = obj({
+  role: z.string().optional(),
+  parts: z.array(part),
+});
+export type Content = z.infer<typeof content>;
+
+// ---------------------------------------------------------------- tools
+
+export const functionDeclaration = obj({
+  name: z.string(),
+  description: z.string().optional(),
+  parameters: jsonObject.optional(),
+  parametersJsonSchema: jsonObject.optional(),
+  response: jsonObject.optional(),
+  responseJsonSchema: z.unknown().optional(),
+  behavior: z.enum(["UNSPECIFIED", "BLOCKING", "NON_BLOCKING"]).optional(),
+});
+export type FunctionDeclaration = z.infer<typeof functionDeclaration>;
+
+/** Built-in tools other than code execution, passed on as vendor tools. */
+export const BUILTIN_TOOLS = ["googleSearch", "googleSearchRetrieval", "urlContext", "computerUse", "fileSearch", "googleMaps", "retrieval", "enterpriseWebSearch"] as const;
+
+export const tool = obj({
+  functionDeclarations: z.array(functionDeclaration).optional(),
+  codeExecution: jsonObject.optional(),
+  googleSearch: jsonObject.optional(),
+  googleSearchRetrieval: jsonObject.optional(),
+  urlContext: jsonObject.optional(),
+  computerUse: jsonObject.optional(),
+  fileSearch: jsonObject.optional(),
+  googleMaps: jsonObject.optional(),
+  retrieval: jsonObject.optional(),
+  enterpriseWebSearch: jsonObject.optional(),
+});
+export type Tool = z.infer<typeof tool>;
+
+export const toolConfig = obj({
+  functionCallingConfig: obj({
+    mode: z.enum(CALLING_MODES).optional(),
+    allowedFunctionNames: z.array(z.string()).optional(),
+  }).optional(),
+});
+
+export const safetySetting = obj({
+  category: z.enum(HARM_CATEGORIES),
+  threshold: z.enum(HARM_THRESHOLDS),
+  method: z.enum(["HARM_BLOCK_METHOD_UNSPECIFIED", "SEVERITY", "PROBABILITY"]).optional(),
+});
+
+// ---------------------------------------------------------------- generation config
+
+const voiceConfig = obj({ prebuiltVoiceConfig: obj({ voiceName: z.string() }).optional() });
+
+export const speechConfig = obj({
+  voiceConfig: voiceConfig.optional(),
+  multiSpeakerVoiceConfig: obj({ speakerVoiceConfigs: z.array(obj({ speaker: z.string(), voiceConfig })) }).optional(),
+  languageCode: z.string().optional(),
+});
+
+export const thinkingConfig = obj({
+  includeThoughts: z.boolean().optional(),
+  thinkingBudget: int().min(-1).optional(),
+  thinkingLevel: z.enum(THINKING_LEVELS).optional(),
+});
+
+export const generationConfig = obj({
+  stopSequences: z.array(z.string()).max(5).optional(),
+  responseMimeType: z.string().optional(),
+  responseSchema: jsonObject.optional(),
+  responseJsonSchema: z.unknown().optional(),
+  responseModalities: z.array(z.enum(RESPONSE_MODALITIES)).optional(),
+  candidateCount: int().min(1).max(8).optional(),
+  maxOutputTokens: int().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  topP: z.number().min(0).max(1).optional(),
+  topK: int().min(1).optional(),
+  seed: int().optional(),
+  presencePenalty: z.number().min(-2).max(2).optional(),
+  frequencyPenalty: z.number().min(-2).max(2).optional(),
+  responseLogprobs: z.boolean().optional(),
+  logprobs: int().min(0).max(20).optional(),
+  enableEnhancedCivicAnswers: z.boolean().optional(),
+  speechConfig: speechConfig.optional(),
+  thinkingConfig: thinkingConfig.optional(),
+  mediaResolution: z.enum(MEDIA_RESOLUTIONS).optional(),
+});
+export type GenerationConfig = z.infer<typeof generationConfig>;
+
+// ---------------------------------------------------------------- requests
+
+const CACHED_NAME = /^cachedContents\/[A-Za-z0-9_-]{1,128}$/;
+
+const requestShape = {
+  contents: z.array(content),
+  systemInstruction: content.optional(),
+  tools: z.array(tool).optional(),
+  toolConfig: toolConfig.optional(),
+  safetySettings: z.array(safetySetting).optional(),
+  generationConfig: generationConfig.optional(),
+  cachedContent: z.string().regex(CACHED_NAME, { error: "must be a cached content name: cachedContents/{id}" }).optional(),
+};
+
+export const generateContentRequest = obj(requestShape);
+export type GenerateContentRequest = z.infer<typeof generateContentRequest>;
+
+/** countTokens takes either contents or a whole generateContentRequest. */
+export const countTokensRequest = obj({
+  contents: z.array(content).optional(),
+  generateContentRequest: obj({ model: z.string().optional(), ...requestShape }).optional(),
+});
+export type CountTokensRequest = z.infer<typeof countTokensRequest>;
+
+// ---------------------------------------------------------------- cachedContents
+
+/** A protobuf Duration in JSON: "3600s", "1.5s". */
+export const DURATION = /^\d{1,12}(\.\d{1,9})?s$/;
+
+export const cachedContent = obj({
+  model: z.string().min(1),
+  displayName: z.string().max(128).optional(),
+  contents: z.array(content).optional(),
+  systemInstruction: content.optional(),
+  tools: z.array(tool).optional(),
+  toolConfig: toolConfig.optional(),
+  ttl: z.string().regex(DURATION, { error: 'must be a duration such as "3600s"' }).optional(),
+  expireTime: z.iso.datetime({ offset: true, error: "must be an RFC 3339 timestamp" }).optional(),
+});
+export type CachedContentBody = z.infer<typeof cachedContent>;
+
+export const cachedContentPatch = obj({
+  ttl: z.string().regex(DURATION, { error: 'must be a duration such as "3600s"' }).optional(),
+  expireTime: z.iso.datetime({ offset: true, error: "must be an RFC 3339 timestamp" }).optional(),
+});

@@ -1,0 +1,196 @@
+// The Messages facade: POST /v1/messages, POST /v1/messages/count_tokens and
+// the Anthropic-shaped GET /v1/models (selected by the anthropic-version
+// header). It authenticates by presence only (the core checks the key),
+// validates with zod, translates to the neutral model and back, and renders
+// every error, its own and fastify's, as an Anthropic error body.
+import { PassThrough } from "node:stream";
+import { randomBytes } from "node:crypto";
+import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { createClient, type Client } from "@connectrpc/connect";
+import type { z } from "zod";
+import { ChatService, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
+import { bearerToken } from "../../core/auth/interceptor.js";
+import type { FacadeOptions } from "../../server/facades.js";
+import { coreCallOptions } from "../shared/call.js";
+import { errorBody, invalidRequest, toWireError, type WireError } from "./errors.js";
+import { describeIssues, issueText, pydanticMessages } from "./issues.js";
+import { isChatModel, pageModels, toModelInfo, UnknownCursorError } from "./models.js";
+import { messagesSse, withHeartbeat } from "./sse.js";
+import { fromCoreMessage, toCoreChatInput, type CoreRequest } from "./translate.js";
+import * as wire from "./wire.js";
+
+const FORMAT = "messages";
+/** Quiet time after which a stream gets a keep-alive ping. */
+const HEARTBEAT_MS = 15_000;
+
+/** The client's key: x-api-key (0.x SDKs) or Authorization: Bearer (1.x SDKs). */
+export function apiKeyOf(headers: FastifyRequest["headers"]): string | undefined {
+  const x = headers["x-api-key"];
+  if (typeof x === "string" && x.trim()) return x.trim();
+  return bearerToken(headers.authorization);
+}
+
+/** anthropic-beta as a comma list, a repeated header, or both. */
+export function betasOf(headers: FastifyRequest["headers"]): string[] {
+  const h = headers["anthropic-beta"];
+  const all = Array.isArray(h) ? h : h ? [h] : [];
+  return all.flatMap((v) => v.split(",")).map((s) => s.trim()).filter(Boolean);
+}
+
+function sendError(req: FastifyRequest, reply: FastifyReply, e: WireError, cause?: unknown): FastifyReply {
+  if (e.status >= 500 && cause !== undefined) req.log.error({ err: cause }, "messages facade error");
+  if (e.retryAfter !== undefined) reply.header("retry-after", String(e.retryAfter));
+  return reply.code(e.status).type("application/json").send(errorBody(e, req.id));
+}
+
+const requireKey = async (req: FastifyRequest, reply: FastifyReply) => {
+  if (!apiKeyOf(req.headers)) return sendError(req, reply, { status: 401, type: "authentication_error", message: "x-api-key header is required" });
+};
+const requireVersion = async (req: FastifyRequest, reply: FastifyReply) => {
+  if (!req.headers["anthropic-version"]) return sendError(req, reply, invalidRequest("anthropic-version: header is required"));
+};
+
+/** A body that is not JSON (fastify parses text/plain too) is refused before validation. */
+const requireJson = async (req: FastifyRequest, reply: FastifyReply) => {
+  const type = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json" && !type.endsWith("+json")) return sendError(req, reply, invalidRequest("content-type must be application/json"));
+};
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: WireError };
+
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): Parsed<T> {
+  if (body === undefined || body === null) return { ok: false, error: invalidRequest("request body must be a JSON object") };
+  const r = schema.safeParse(body, { error: pydanticMessages, reportInput: true });
+  if (r.success) return { ok: true, value: r.data };
+  return { ok: false, error: invalidRequest(issueText(describeIssues(r.error.issues))) };
+}
+
+/** The core's events, starting with one already read. */
+async function* resume(first: IteratorResult<StreamGenerateResponse>, it: AsyncIterator<StreamGenerateResponse>): AsyncGenerator<StreamGenerateResponse> {
+  try {
+    if (first.done) return;
+    yield first.value;
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return;
+      yield r.value;
+    }
+  } finally {
+    await it.return?.();
+  }
+}
+
+async function pump(out: PassThrough, frames: AsyncIterable<string>, log: FastifyBaseLogger): Promise<void> {
+  try {
+    for await (const f of frames) {
+      if (out.destroyed) break;
+      if (!out.write(f)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            out.off("drain", done);
+            out.off("close", done);
+            resolve();
+          };
+          out.once("drain", done);
+          out.once("close", done);
+        });
+      }
+    }
+  } catch (err) {
+    log.error({ err }, "messages stream pump failed");
+  } finally {
+    if (!out.destroyed) out.end();
+  }
+}
+
+function messageRoutes(chat: Client<typeof ChatService>) {
+  return async (scope: FastifyInstance) => {
+    scope.setErrorHandler((err, req, reply) => sendError(req, reply, toWireError(err), err));
+    scope.setNotFoundHandler((req, reply) => sendError(req, reply, { status: 404, type: "not_found_error", message: `no route ${req.method} ${req.url.split("?")[0]}` }));
+
+    scope.post("/", { onRequest: [requireKey, requireVersion], preValidation: requireJson }, async (req, reply) => {
+      const parsed = parseBody(wire.messagesRequest, req.body);
+      if (!parsed.ok) return sendError(req, reply, parsed.error);
+      const body = parsed.value;
+      let core: CoreRequest | undefined;
+      try {
+        core = toCoreChatInput(body, { betas: betasOf(req.headers), requestId: req.id });
+        const call = coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!);
+        const fallbackId = "msg_" + randomBytes(12).toString("hex");
+        if (!body.stream) {
+          const resp = await chat.generate({ input: core.input }, call);
+          return reply.type("application/json").send(fromCoreMessage(resp, { id: fallbackId, model: body.model }));
+        }
+        const it = chat.streamGenerate({ input: core.input }, call)[Symbol.asyncIterator]();
+        // Read the first event before the 200 goes out, so that errors the core
+        // raises up front (auth, validation, rate limits) keep their status.
+        const first = await it.next();
+        const out = new PassThrough();
+        reply.code(200).header("content-type", "text/event-stream; charset=utf-8").header("cache-control", "no-cache").send(out);
+        const onError = (err: unknown) => req.log.warn({ err }, "messages stream failed after the 200");
+        const frames = withHeartbeat(messagesSse(resume(first, it), { requestId: req.id, fallbackId, model: body.model, onError, clientField: core.clientField }), HEARTBEAT_MS);
+        void pump(out, frames, req.log);
+        return reply;
+      } catch (err) {
+        return sendError(req, reply, toWireError(err, core?.clientField), err);
+      }
+    });
+
+    scope.post("/count_tokens", { onRequest: [requireKey, requireVersion], preValidation: requireJson }, async (req, reply) => {
+      const parsed = parseBody(wire.countTokensRequest, req.body);
+      if (!parsed.ok) return sendError(req, reply, parsed.error);
+      let core: CoreRequest | undefined;
+      try {
+        core = toCoreChatInput(parsed.value, { betas: betasOf(req.headers), requestId: req.id });
+        const resp = await chat.countTokens({ input: core.input }, coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!));
+        return reply.type("application/json").send({ input_tokens: Number(resp.inputTokens) });
+      } catch (err) {
+        return sendError(req, reply, toWireError(err, core?.clientField), err);
+      }
+    });
+  };
+}
+
+function modelRoutes(models: Client<typeof ModelService>) {
+  return async (scope: FastifyInstance) => {
+    scope.setErrorHandler((err, req, reply) => sendError(req, reply, toWireError(err), err));
+    const anthropic = { constraints: { wire: "anthropic" }, onRequest: [requireKey] };
+
+    scope.get("/v1/models", anthropic, async (req, reply) => {
+      const q = parseBody(wire.listModelsQuery, req.query ?? {});
+      if (!q.ok) return sendError(req, reply, q.error);
+      try {
+        const call = coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!);
+        const all = [];
+        let pageToken = "";
+        do {
+          const page = await models.listModels({ capability: Capability.CHAT, pageSize: 1000, pageToken }, call);
+          all.push(...page.models.filter(isChatModel));
+          pageToken = page.nextPageToken;
+        } while (pageToken);
+        return reply.type("application/json").send(pageModels(all.map(toModelInfo), q.value));
+      } catch (err) {
+        if (err instanceof UnknownCursorError) return sendError(req, reply, invalidRequest(err.message));
+        return sendError(req, reply, toWireError(err), err);
+      }
+    });
+
+    scope.get<{ Params: { model_id: string } }>("/v1/models/:model_id", anthropic, async (req, reply) => {
+      try {
+        const { model } = await models.getModel({ id: req.params.model_id }, coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!));
+        if (!model || !isChatModel(model)) return sendError(req, reply, { status: 404, type: "not_found_error", message: `model: ${req.params.model_id}` });
+        return reply.type("application/json").send(toModelInfo(model));
+      } catch (err) {
+        return sendError(req, reply, toWireError(err), err);
+      }
+    });
+  };
+}
+
+export const messagesFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps }) => {
+  const chat = createClient(ChatService, deps.core.transport);
+  const models = createClient(ModelService, deps.core.transport);
+  await app.register(messageRoutes(chat), { prefix: "/v1/messages" });
+  await app.register(modelRoutes(models));
+};

@@ -1,0 +1,344 @@
+// Pure translation between the Messages wire format and the neutral chat model:
+// toCore* turns a validated request into a ChatInput, fromCore* turns a
+// GenerateResponse into a message. No I/O, no clock.
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import {
+  ChatInputSchema,
+  FinishReason,
+  PartSchema,
+  Role,
+  ToolChoiceMode,
+  ToolChoiceSchema,
+  SignatureSchema,
+  ToolSchema,
+  TurnSchema,
+  type ChatInput,
+  type GenerateResponse,
+  type GenerationConfig,
+  type Part,
+  type Tool,
+  type ToolChoice,
+  type Turn,
+  type Usage,
+} from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { decodeSignature, encodeSignature } from "../../core/chat/signature-codec.js";
+import * as wire from "./wire.js";
+
+export const VENDOR = "anthropic";
+
+export interface ToCoreContext {
+  /** anthropic-beta flags, already split. */
+  betas: string[];
+  requestId: string;
+}
+
+export interface CoreRequest {
+  input: ChatInput;
+  /** Maps a neutral field path from a core error ("turns[1].parts[0].signature") to the client's ("messages.2.content.0.signature"). */
+  clientField: (neutral: string) => string;
+}
+
+type Origin = [message: number, block: number];
+
+function cacheControlOf(cc: wire.CacheControl): Partial<{ cacheControl: { type: string; ttl: string } }> {
+  return cc ? { cacheControl: { type: cc.type, ttl: cc.ttl ?? "" } } : {};
+}
+
+/** Fields of a block the wire names but the neutral part does not; kept for a same-vendor round trip. */
+function blockExtras(block: Record<string, unknown>, known: string[]): Partial<{ vendorExtras: Record<string, JsonObject> }> {
+  const extra: JsonObject = {};
+  for (const [k, v] of Object.entries(block)) if (!known.includes(k) && v !== undefined) extra[k] = v as JsonObject[string];
+  return Object.keys(extra).length ? { vendorExtras: { [VENDOR]: extra } } : {};
+}
+
+const base64Bytes = (data: string) => new Uint8Array(Buffer.from(data, "base64"));
+
+function mediaPart(block: wire.ImageBlock | wire.DocumentBlock): Part {
+  const src = block.source;
+  const doc = block.type === "document" ? block : undefined;
+  const meta = { name: doc?.title ?? "", context: doc?.context ?? "", citations: doc?.citations?.enabled ?? false };
+  let media;
+  if (src.type === "base64") media = { mimeType: src.media_type, source: { case: "data" as const, value: base64Bytes(src.data) }, ...meta };
+  else if (src.type === "text") media = { mimeType: "text/plain", source: { case: "data" as const, value: new TextEncoder().encode(src.data) }, ...meta };
+  else media = { mimeType: block.type === "document" ? "application/pdf" : "", source: { case: "uri" as const, value: src.url }, ...meta };
+  const known = block.type === "document" ? ["type", "source", "title", "context", "citations", "cache_control"] : ["type", "source", "cache_control"];
+  return create(PartSchema, { kind: { case: "media", value: media }, ...cacheControlOf(block.cache_control), ...blockExtras(block, known) });
+}
+
+function textPart(block: wire.TextBlock): Part {
+  return create(PartSchema, {
+    kind: { case: "text", value: { text: block.text, citations: (block.citations ?? []) as JsonObject[] } },
+    ...cacheControlOf(block.cache_control),
+    ...blockExtras(block, ["type", "text", "citations", "cache_control"]),
+  });
+}
+
+function toolResultParts(content: string | (wire.TextBlock | wire.ImageBlock | wire.DocumentBlock)[] | undefined): Part[] {
+  if (content === undefined) return [];
+  if (typeof content === "string") return content ? [create(PartSchema, { kind: { case: "text", value: { text: content } } })] : [];
+  return content.map((b) => (b.type === "text" ? textPart(b) : mediaPart(b)));
+}
+
+/** One content block -> one neutral part. `toolNames` maps tool_use ids seen so far to tool names. */
+export function toCorePart(block: wire.ContentBlock, toolNames: Map<string, string>): Part {
+  const cc = cacheControlOf(block.cache_control);
+  switch (block.type) {
+    case "text":
+      return textPart(block);
+    case "image":
+    case "document":
+      return mediaPart(block);
+    case "tool_use":
+      toolNames.set(block.id, block.name);
+      return create(PartSchema, {
+        kind: { case: "toolCall", value: { id: block.id, name: block.name, arguments: block.input as JsonObject } },
+        ...cc,
+        ...blockExtras(block, ["type", "id", "name", "input", "cache_control"]),
+      });
+    case "tool_result":
+      return create(PartSchema, {
+        kind: {
+          case: "toolResult",
+          value: { callId: block.tool_use_id, name: toolNames.get(block.tool_use_id) ?? "", content: toolResultParts(block.content), isError: block.is_error ?? false },
+        },
+        ...cc,
+        ...blockExtras(block, ["type", "tool_use_id", "content", "is_error", "cache_control"]),
+      });
+    case "thinking":
+      return create(PartSchema, {
+        kind: { case: "thinking", value: { text: block.thinking } },
+        ...(block.signature ? { signature: decodeSignature(block.signature, VENDOR) } : {}),
+        ...cc,
+        ...blockExtras(block, ["type", "thinking", "signature", "cache_control"]),
+      });
+    case "redacted_thinking": {
+      const s = decodeSignature(block.data, VENDOR);
+      return create(PartSchema, { kind: { case: "redactedThinking", value: { data: s.value, issuer: s.issuer } }, ...cc, ...blockExtras(block, ["type", "data", "cache_control"]) });
+    }
+  }
+}
+
+function toCoreTool(t: wire.Tool): Tool {
+  const cc = cacheControlOf(t.cache_control);
+  if (t.type === undefined || t.type === "custom") {
+    const ct = t as wire.CustomTool;
+    return create(ToolSchema, { kind: { case: "function", value: { name: ct.name, description: ct.description ?? "", parameters: ct.input_schema as JsonObject } }, ...cc });
+  }
+  const config: JsonObject = {};
+  for (const [k, v] of Object.entries(t)) if (k !== "type" && k !== "name" && k !== "cache_control" && v !== undefined) config[k] = v as JsonObject[string];
+  return create(ToolSchema, { kind: { case: "vendor", value: { type: t.type, name: t.name, config } }, ...cc });
+}
+
+const TOOL_CHOICE_MODES = { auto: ToolChoiceMode.AUTO, any: ToolChoiceMode.ANY, tool: ToolChoiceMode.ANY, none: ToolChoiceMode.NONE } as const;
+
+function toCoreToolChoice(tc: wire.ToolChoice | undefined): ToolChoice | undefined {
+  if (!tc) return undefined;
+  return create(ToolChoiceSchema, {
+    mode: TOOL_CHOICE_MODES[tc.type],
+    allowedNames: tc.type === "tool" ? [tc.name] : [],
+    disableParallel: tc.type === "none" ? false : (tc.disable_parallel_tool_use ?? false),
+  });
+}
+
+type ConfigInit = Partial<Omit<GenerationConfig, "$typeName" | "$unknown">>;
+
+function toCoreConfig(req: wire.MessagesRequest | wire.CountTokensRequest): ConfigInit {
+  const r = req as Partial<wire.MessagesRequest> & wire.CountTokensRequest;
+  const cfg: Record<string, unknown> = {};
+  if (r.max_tokens !== undefined) cfg.maxOutputTokens = r.max_tokens;
+  if (r.temperature !== undefined) cfg.temperature = r.temperature;
+  if (r.top_p !== undefined) cfg.topP = r.top_p;
+  if (r.top_k !== undefined) cfg.topK = r.top_k;
+  if (r.stop_sequences?.length) cfg.stopSequences = r.stop_sequences;
+  const th = r.thinking;
+  const effort = r.output_config?.effort ?? "";
+  if (th?.type === "enabled") cfg.thinking = { enabled: true, budgetTokens: th.budget_tokens, includeThoughts: true, effort };
+  else if (th?.type === "adaptive") cfg.thinking = { enabled: true, includeThoughts: true, effort };
+  else if (th?.type === "disabled") cfg.thinking = { enabled: false, includeThoughts: false, effort };
+  else if (effort) cfg.thinking = { includeThoughts: false, effort };
+  const format = r.output_config?.format ?? r.output_format;
+  if (format) {
+    cfg.responseMimeType = "application/json";
+    cfg.responseSchema = format.schema as JsonObject;
+  }
+  return cfg as ConfigInit;
+}
+
+function vendorExtras(req: Record<string, unknown>): Record<string, JsonObject> {
+  const extra: JsonObject = {};
+  for (const [k, v] of Object.entries(req)) if (!wire.KNOWN_REQUEST_FIELDS.has(k) && v !== undefined) extra[k] = v as JsonObject[string];
+  return Object.keys(extra).length ? { [VENDOR]: extra } : {};
+}
+
+const CONFIG_FIELDS: Record<string, string> = {
+  "config.max_output_tokens": "max_tokens",
+  "config.temperature": "temperature",
+  "config.top_p": "top_p",
+  "config.top_k": "top_k",
+  "config.stop_sequences": "stop_sequences",
+  "config.thinking": "thinking",
+  "config.thinking.budget_tokens": "thinking.budget_tokens",
+  "config.response_schema": "output_config.format.schema",
+  turns: "messages",
+  tool_choice: "tool_choice",
+  input: "",
+};
+
+function fieldMapper(origins: Origin[][]): (neutral: string) => string {
+  return (neutral) => {
+    if (neutral in CONFIG_FIELDS) return CONFIG_FIELDS[neutral]!;
+    const t = /^turns[.[](\d+)\]?(?:\.parts[.[](\d+)\]?)?(.*)$/.exec(neutral);
+    if (t) {
+      const turn = origins[Number(t[1])];
+      const at = t[2] !== undefined ? turn?.[Number(t[2])] : turn?.[0];
+      if (!at) return neutral;
+      const rest = (t[3] ?? "").replace(/\[(\d+)\]/g, ".$1");
+      return t[2] !== undefined ? `messages.${at[0]}.content.${at[1]}${rest}` : `messages.${at[0]}${rest}`;
+    }
+    const tool = /^tools[.[](\d+)\]?(.*)$/.exec(neutral);
+    if (tool) return `tools.${tool[1]}${(tool[2] ?? "").replace(/\[(\d+)\]/g, ".$1")}`;
+    return neutral.replace(/^config\./, "");
+  };
+}
+
+/** Turns consecutive same-role messages into one turn each; a final assistant message stays the last turn (it is continued). */
+function toCoreTurns(messages: wire.Message[]): { turns: Turn[]; origins: Origin[][] } {
+  const turns: Turn[] = [];
+  const origins: Origin[][] = [];
+  const toolNames = new Map<string, string>();
+  messages.forEach((m, mi) => {
+    const role = m.role === "user" ? Role.USER : Role.ASSISTANT;
+    const blocks: wire.ContentBlock[] = typeof m.content === "string" ? (m.content ? [{ type: "text", text: m.content }] : []) : m.content;
+    let turn = turns.at(-1);
+    if (!turn || turn.role !== role) {
+      turn = create(TurnSchema, { role });
+      turns.push(turn);
+      origins.push([]);
+    }
+    const o = origins.at(-1)!;
+    blocks.forEach((b, bi) => {
+      turn.parts.push(toCorePart(b, toolNames));
+      o.push([mi, bi]);
+    });
+  });
+  // A final assistant message with no content adds nothing to continue.
+  if (turns.at(-1)?.parts.length === 0) {
+    turns.pop();
+    origins.pop();
+  }
+  return { turns, origins };
+}
+
+function systemParts(system: string | wire.TextBlock[] | undefined): Part[] {
+  if (system === undefined) return [];
+  if (typeof system === "string") return system ? [create(PartSchema, { kind: { case: "text", value: { text: system } } })] : [];
+  return system.map(textPart);
+}
+
+/** A validated Messages (or count_tokens) request -> ChatInput. */
+export function toCoreChatInput(req: wire.MessagesRequest | wire.CountTokensRequest, ctx: ToCoreContext): CoreRequest {
+  const { turns, origins } = toCoreTurns(req.messages);
+  const r = req as Partial<wire.MessagesRequest> & wire.CountTokensRequest;
+  const toolChoice = toCoreToolChoice(req.tool_choice);
+  const input = create(ChatInputSchema, {
+    model: req.model,
+    system: systemParts(req.system),
+    turns,
+    tools: (req.tools ?? []).map(toCoreTool),
+    ...(toolChoice ? { toolChoice } : {}),
+    config: toCoreConfig(req),
+    metadata: { userId: r.metadata?.user_id ?? "", betas: ctx.betas, sourceFormat: "messages", requestId: ctx.requestId },
+    vendorExtras: vendorExtras(req as Record<string, unknown>),
+  });
+  return { input, clientField: fieldMapper(origins) };
+}
+
+// ---------------------------------------------------------------- responses
+
+export function usageOf(u: Usage | undefined): wire.Usage {
+  return {
+    input_tokens: Number(u?.inputTokens ?? 0n),
+    output_tokens: Number(u?.outputTokens ?? 0n),
+    cache_creation_input_tokens: Number(u?.cacheWriteTokens ?? 0n),
+    cache_read_input_tokens: Number(u?.cacheReadTokens ?? 0n),
+  };
+}
+
+const REFUSALS = new Set([
+  FinishReason.SAFETY,
+  FinishReason.RECITATION,
+  FinishReason.BLOCKLIST,
+  FinishReason.PROHIBITED_CONTENT,
+  FinishReason.SPII,
+  FinishReason.IMAGE_SAFETY,
+]);
+
+/** Neutral finish -> stop_reason; never null. A tool call with a plain stop is tool_use. */
+export function stopReasonOf(finish: FinishReason, hasToolCall: boolean): wire.StopReason {
+  if (REFUSALS.has(finish)) return "refusal";
+  switch (finish) {
+    case FinishReason.MAX_TOKENS:
+      return "max_tokens";
+    case FinishReason.STOP_SEQUENCE:
+      return "stop_sequence";
+    case FinishReason.TOOL_USE:
+      return "tool_use";
+    case FinishReason.PAUSE_TURN:
+      return "pause_turn";
+    case FinishReason.CONTEXT_WINDOW_EXCEEDED:
+      return "model_context_window_exceeded";
+    default:
+      return hasToolCall ? "tool_use" : "end_turn";
+  }
+}
+
+/** Renders a signature (thinking) or redacted data for this wire: raw when Anthropic issued it, wrapped otherwise. */
+export function wireSignature(issuer: string, value: string): string {
+  return encodeSignature(create(SignatureSchema, { issuer: issuer || VENDOR, value }), VENDOR);
+}
+
+/** One neutral part -> a response block; parts the wire cannot carry (media output) give undefined. */
+export function fromCorePart(p: Part): wire.ResponseBlock | undefined {
+  const k = p.kind;
+  switch (k.case) {
+    case "text":
+      return k.value.citations.length ? { type: "text", text: k.value.text, citations: k.value.citations } : { type: "text", text: k.value.text };
+    case "toolCall":
+      return { type: "tool_use", id: k.value.id, name: k.value.name, input: k.value.arguments ?? {} };
+    case "thinking":
+      return { type: "thinking", thinking: k.value.text, signature: p.signature ? wireSignature(p.signature.issuer, p.signature.value) : "" };
+    case "redactedThinking":
+      return { type: "redacted_thinking", data: wireSignature(k.value.issuer, k.value.data) };
+    case "executableCode":
+      return { type: "text", text: "```" + k.value.language.toLowerCase() + "\n" + k.value.code + "\n```" };
+    case "codeExecutionResult":
+      return { type: "text", text: "```\n" + k.value.output + "\n```" };
+    default:
+      return undefined;
+  }
+}
+
+/** Whether the prompt was blocked before any answer (no candidate, a block reason). */
+export function isBlocked(resp: Pick<GenerateResponse, "candidates" | "promptFeedback">): boolean {
+  return resp.candidates.length === 0 && (resp.promptFeedback?.blockReason ?? 0) !== 0;
+}
+
+export function fromCoreMessage(resp: GenerateResponse, fallback: { id: string; model: string }): wire.MessageResponse {
+  const cand = resp.candidates.find((c) => c.index === 0) ?? resp.candidates[0];
+  const parts = cand?.parts ?? [];
+  // Empty text parts (some upstreams end with one) are not blocks: text is 1+ characters.
+  const content = parts.map(fromCorePart).filter((b): b is wire.ResponseBlock => b !== undefined && !(b.type === "text" && b.text === ""));
+  const blocked = isBlocked(resp);
+  const stop = blocked ? "refusal" : stopReasonOf(cand?.finishReason ?? FinishReason.STOP, parts.some((p) => p.kind.case === "toolCall"));
+  return {
+    id: resp.id || fallback.id,
+    type: "message",
+    role: "assistant",
+    model: resp.model || fallback.model,
+    content,
+    stop_reason: stop,
+    stop_sequence: cand?.stopSequence || null,
+    ...(stop === "refusal" ? { stop_details: { type: "refusal" as const, category: null, explanation: resp.promptFeedback?.blockMessage || cand?.finishMessage || null } } : {}),
+    usage: usageOf(resp.usage),
+  };
+}

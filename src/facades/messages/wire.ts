@@ -1,0 +1,298 @@
+// The Messages wire format (POST /v1/messages and /v1/messages/count_tokens):
+// zod shapes of what clients send, and TypeScript shapes of what we answer.
+// Rules follow spec 4.3 / 2.5; error texts come from ./issues.ts.
+import { z } from "zod";
+
+// ---------------------------------------------------------------- request blocks
+
+const cacheControl = z.object({ type: z.literal("ephemeral"), ttl: z.enum(["5m", "1h"]).optional() }).nullish();
+
+const BASE64 = /^[A-Za-z0-9+/\r\n]*={0,2}\s*$/;
+const base64Data = z.string().min(1).regex(BASE64, { error: "Input should be a valid base64 string" });
+
+export const IMAGE_MEDIA_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const;
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** Counts travel as int32 inside; larger values are refused here, not overflowed there. */
+const INT32_MAX = 2_147_483_647;
+
+export const textBlock = z.looseObject({
+  type: z.literal("text"),
+  text: z.string().min(1).max(5_000_000),
+  citations: z.array(jsonObject).nullish(),
+  cache_control: cacheControl,
+});
+
+const imageSource = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("base64"), media_type: z.enum(IMAGE_MEDIA_TYPES), data: base64Data }),
+  z.object({ type: z.literal("url"), url: z.url() }),
+]);
+
+export const imageBlock = z.looseObject({ type: z.literal("image"), source: imageSource, cache_control: cacheControl });
+
+const documentSource = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("base64"), media_type: z.literal("application/pdf"), data: base64Data }),
+  z.object({ type: z.literal("text"), media_type: z.literal("text/plain"), data: z.string() }),
+  z.object({ type: z.literal("url"), url: z.url() }),
+]);
+
+export const documentBlock = z.looseObject({
+  type: z.literal("document"),
+  source: documentSource,
+  title: z.string().max(500).nullish(),
+  context: z.string().nullish(),
+  citations: z.object({ enabled: z.boolean().optional() }).nullish(),
+  cache_control: cacheControl,
+});
+
+export const toolUseBlock = z.looseObject({
+  type: z.literal("tool_use"),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: jsonObject,
+  cache_control: cacheControl,
+});
+
+const toolResultContent = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock]);
+
+export const toolResultBlock = z.looseObject({
+  type: z.literal("tool_result"),
+  tool_use_id: z.string().min(1),
+  content: z.union([z.string(), z.array(toolResultContent)]).optional(),
+  is_error: z.boolean().optional(),
+  cache_control: cacheControl,
+});
+
+export const thinkingBlock = z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string(), cache_control: cacheControl });
+export const redactedThinkingBlock = z.looseObject({ type: z.literal("redacted_thinking"), data: z.string().min(1), cache_control: cacheControl });
+
+export const contentBlock = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock]);
+
+export const message = z.object({
+  role: z.enum(["user", "assistant"]),
+  content: z.union([z.string(), z.array(contentBlock)]),
+});
+
+// ---------------------------------------------------------------- tools
+
+const inputSchema = z.looseObject({ type: z.literal("object") });
+
+export const customTool = z.looseObject({
+  type: z.literal("custom").optional(),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
+  description: z.string().optional(),
+  input_schema: inputSchema,
+  cache_control: cacheControl,
+});
+
+/** Anthropic-defined tools: computer, bash and text editor, any dated version. */
+export const computerTool = z.looseObject({
+  type: z.string().regex(/^computer_\d{8}$/),
+  name: z.literal("computer"),
+  display_width_px: z.number().int().min(1),
+  display_height_px: z.number().int().min(1),
+  display_number: z.number().int().min(0).nullish(),
+  cache_control: cacheControl,
+});
+export const bashTool = z.looseObject({ type: z.string().regex(/^bash_\d{8}$/), name: z.literal("bash"), cache_control: cacheControl });
+export const textEditorTool = z.looseObject({
+  type: z.string().regex(/^text_editor_\d{8}$/),
+  name: z.enum(["str_replace_editor", "str_replace_based_edit_tool"]),
+  cache_control: cacheControl,
+});
+
+export const tool = z.union([customTool, computerTool, bashTool, textEditorTool]);
+
+const disableParallel = z.boolean().optional();
+export const toolChoice = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("auto"), disable_parallel_tool_use: disableParallel }),
+  z.object({ type: z.literal("any"), disable_parallel_tool_use: disableParallel }),
+  z.object({ type: z.literal("tool"), name: z.string().min(1), disable_parallel_tool_use: disableParallel }),
+  z.object({ type: z.literal("none") }),
+]);
+
+// ---------------------------------------------------------------- settings
+
+export const thinkingConfig = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("enabled"), budget_tokens: z.number().int().min(1024).max(INT32_MAX) }),
+  z.object({ type: z.literal("disabled") }),
+  z.object({ type: z.literal("adaptive") }),
+]);
+
+const jsonSchemaFormat = z.object({ type: z.literal("json_schema"), schema: jsonObject });
+
+export const outputConfig = z.looseObject({
+  format: jsonSchemaFormat.nullish(),
+  effort: z.enum(["low", "medium", "high", "max"]).nullish(),
+});
+
+const system = z.union([z.string(), z.array(textBlock)]);
+
+// ---------------------------------------------------------------- requests
+
+const common = {
+  model: z.string().min(1).max(256),
+  messages: z.array(message).min(1),
+  system: system.optional(),
+  thinking: thinkingConfig.optional(),
+  tools: z.array(tool).optional(),
+  tool_choice: toolChoice.optional(),
+  output_config: outputConfig.optional(),
+  output_format: jsonSchemaFormat.nullish(),
+};
+
+type Ctx = z.core.$RefinementCtx<{
+  messages: z.infer<typeof message>[];
+  tools?: z.infer<typeof tool>[] | undefined;
+  tool_choice?: z.infer<typeof toolChoice> | undefined;
+}>;
+
+/** Rules that span fields; each issue names the field like the real API does. */
+function crossChecks(req: { messages: z.infer<typeof message>[]; tools?: z.infer<typeof tool>[] | undefined; tool_choice?: z.infer<typeof toolChoice> | undefined }, ctx: Ctx): void {
+  const last = req.messages.length - 1;
+  req.messages.forEach((m, i) => {
+    const empty = typeof m.content === "string" ? m.content.length === 0 : m.content.length === 0;
+    if (empty && !(i === last && m.role === "assistant")) {
+      ctx.addIssue({ code: "custom", path: ["messages", i], message: "all messages must have non-empty content except for the optional final assistant message" });
+    }
+  });
+  const final = req.messages[last];
+  if (final?.role === "assistant") {
+    const text = typeof final.content === "string" ? final.content : final.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+    const endsWithText = typeof final.content === "string" || final.content.at(-1)?.type === "text";
+    if (endsWithText && /\s$/.test(text)) ctx.addIssue({ code: "custom", path: ["messages"], message: "final assistant content cannot end with trailing whitespace" });
+  }
+  const names = new Set<string>();
+  (req.tools ?? []).forEach((t, i) => {
+    if (names.has(t.name)) ctx.addIssue({ code: "custom", path: ["tools", i, "name"], message: "Tool names must be unique." });
+    names.add(t.name);
+  });
+  const tc = req.tool_choice;
+  if (tc && tc.type !== "none" && tc.type !== "auto" && names.size === 0) {
+    ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "tool_choice may only be specified while providing tools" });
+  }
+  if (tc?.type === "tool" && names.size > 0 && !names.has(tc.name)) {
+    ctx.addIssue({ code: "custom", path: ["tool_choice", "name"], message: `Tool '${tc.name}' not found in tools` });
+  }
+}
+
+export const messagesRequest = z
+  .looseObject({
+    ...common,
+    max_tokens: z.number().int().min(1).max(INT32_MAX),
+    metadata: z.looseObject({ user_id: z.string().max(256).nullish() }).nullish(),
+    stop_sequences: z.array(z.string().min(1)).optional(),
+    stream: z.boolean().optional(),
+    temperature: z.number().min(0).max(1).optional(),
+    top_p: z.number().min(0).max(1).optional(),
+    top_k: z.number().int().min(1).max(INT32_MAX).optional(),
+  })
+  .superRefine((req, ctx) => {
+    crossChecks(req, ctx);
+    if (req.thinking?.type === "enabled" && req.thinking.budget_tokens >= req.max_tokens) {
+      ctx.addIssue({ code: "custom", path: ["thinking", "budget_tokens"], message: "Input should be less than max_tokens" });
+    }
+  });
+
+export const countTokensRequest = z.looseObject(common).superRefine(crossChecks);
+
+export type MessagesRequest = z.infer<typeof messagesRequest>;
+export type CountTokensRequest = z.infer<typeof countTokensRequest>;
+export type Message = z.infer<typeof message>;
+export type ContentBlock = z.infer<typeof contentBlock>;
+export type TextBlock = z.infer<typeof textBlock>;
+export type ImageBlock = z.infer<typeof imageBlock>;
+export type DocumentBlock = z.infer<typeof documentBlock>;
+export type CustomTool = z.infer<typeof customTool>;
+export type Tool = z.infer<typeof tool>;
+export type ToolChoice = z.infer<typeof toolChoice>;
+export type CacheControl = z.infer<typeof cacheControl>;
+
+/** Top-level request fields the neutral model names; everything else travels in vendor_extras. */
+export const KNOWN_REQUEST_FIELDS = new Set([
+  "model",
+  "max_tokens",
+  "messages",
+  "system",
+  "metadata",
+  "stop_sequences",
+  "stream",
+  "temperature",
+  "top_p",
+  "top_k",
+  "thinking",
+  "tools",
+  "tool_choice",
+  "output_config",
+  "output_format",
+]);
+
+// ---------------------------------------------------------------- responses
+
+export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal" | "model_context_window_exceeded";
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+export type ResponseBlock =
+  | { type: "text"; text: string; citations?: unknown[] }
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string };
+
+export interface MessageResponse {
+  id: string;
+  type: "message";
+  role: "assistant";
+  model: string;
+  content: ResponseBlock[];
+  stop_reason: StopReason | null;
+  stop_sequence: string | null;
+  stop_details?: { type: "refusal"; category: string | null; explanation: string | null } | null;
+  usage: Usage;
+}
+
+export type ErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "billing_error"
+  | "permission_error"
+  | "not_found_error"
+  | "request_too_large"
+  | "rate_limit_error"
+  | "api_error"
+  | "timeout_error"
+  | "overloaded_error";
+
+export interface ErrorBody {
+  type: "error";
+  error: { type: ErrorType; message: string };
+  request_id: string;
+}
+
+export interface ModelInfo {
+  type: "model";
+  id: string;
+  display_name: string;
+  created_at: string;
+  max_input_tokens?: number;
+  max_tokens?: number;
+}
+
+export interface ModelList {
+  data: ModelInfo[];
+  has_more: boolean;
+  first_id: string | null;
+  last_id: string | null;
+}
+
+export const listModelsQuery = z.looseObject({
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  after_id: z.string().min(1).optional(),
+  before_id: z.string().min(1).optional(),
+});

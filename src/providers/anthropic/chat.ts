@@ -1,0 +1,36 @@
+// The Anthropic chat provider: neutral <-> Messages API through the pure
+// translators (request.ts, response.ts, stream.ts) and the I/O in client.ts.
+import { create } from "@bufbuild/protobuf";
+import { CountTokensResponseSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import type { ChatProvider } from "../types.js";
+import { unwrapResponse, unwrapStream } from "../chat-shared/json-output.js";
+import type { Upstream } from "../http/request.js";
+import { countTokens, postMessages, streamMessages } from "./client.js";
+import { toVendorCountRequest, toVendorRequest } from "./request.js";
+import { fromVendorResponse } from "./response.js";
+import { AnthropicStreamTranslator } from "./stream.js";
+
+export function anthropicChatProvider(up: Upstream): ChatProvider {
+  return {
+    kind: "anthropic",
+    async generate(input, ctx) {
+      const { body, betas, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: false });
+      const m = await postMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas });
+      return unwrapResponse(fromVendorResponse(m, { model: input.model, channel: up.channel }), plan.json);
+    },
+    stream(input, ctx) {
+      const { body, betas, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: true });
+      async function* events(): AsyncGenerator<StreamGenerateResponse> {
+        const tr = new AnthropicStreamTranslator({ model: input.model, channel: up.channel });
+        for await (const e of streamMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas })) {
+          yield* tr.feed(e);
+        }
+      }
+      return unwrapStream(events(), plan.json);
+    },
+    async countTokens(input, ctx) {
+      const r = await countTokens(up, toVendorCountRequest(input, ctx.upstreamModel), { signal: ctx.signal, requestId: ctx.requestId, betas: input.metadata?.betas ?? [] });
+      return create(CountTokensResponseSchema, { inputTokens: BigInt(Math.max(0, Math.trunc(r.input_tokens ?? 0))) });
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// The only Anthropic I/O: POST /v1/messages (whole or streamed) and
+// /v1/messages/count_tokens over the channel's keep-alive pool.
+import { postJson, readJson, type Upstream } from "../http/request.js";
+import { eventJson, sseEvents } from "../http/sse.js";
+import { protocolError } from "../http/errors.js";
+import { parseError } from "./errors.js";
+import type * as wire from "./wire.js";
+
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+export interface Call {
+  signal: AbortSignal;
+  requestId: string;
+  betas: string[];
+}
+
+/** "/v1/messages" under a base URL given with or without its "/v1". */
+function endpoint(up: Upstream, path: string): string {
+  return /\/v1\/?$/.test(up.baseUrl.pathname) ? path : `/v1${path}`;
+}
+
+function headers(call: Call): Record<string, string> {
+  return call.betas.length ? { "anthropic-beta": call.betas.join(",") } : {};
+}
+
+/** The default headers of an Anthropic channel (auth and version); channel headers win. */
+export function anthropicHeaders(apiKey: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION, ...extra };
+}
+
+export async function postMessages(up: Upstream, body: wire.MessagesRequest, call: Call): Promise<wire.MessageResponse> {
+  const res = await postJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError });
+  return (await readJson(up, res)) as wire.MessageResponse;
+}
+
+export async function* streamMessages(up: Upstream, body: wire.MessagesRequest, call: Call): AsyncGenerator<wire.StreamEvent> {
+  const res = await postJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError });
+  if (!res.contentType.includes("text/event-stream")) {
+    // A server that ignored stream: true answered whole; replay it as events.
+    const m = (await readJson(up, res)) as wire.MessageResponse;
+    yield* messageAsEvents(m);
+    return;
+  }
+  for await (const e of sseEvents(res.body, up.vendor)) {
+    const data = eventJson(e) as wire.StreamEvent | undefined;
+    if (!data || typeof data !== "object") {
+      if (!e.data.trim()) continue;
+      up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, data: e.data.slice(0, 1024) }, "upstream sent a non-JSON stream event");
+      throw protocolError(up.vendor, "non-JSON stream event");
+    }
+    if (data.type === "error") up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, error: data.error }, "upstream stream error");
+    yield data;
+  }
+}
+
+export async function countTokens(up: Upstream, body: wire.CountTokensRequest, call: Call): Promise<{ input_tokens?: number }> {
+  const res = await postJson(up, endpoint(up, "/messages/count_tokens"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError });
+  return (await readJson(up, res)) as { input_tokens?: number };
+}
+
+/** A whole message as the event sequence Anthropic would have streamed. */
+export function* messageAsEvents(m: wire.MessageResponse): Generator<wire.StreamEvent> {
+  yield { type: "message_start", message: { ...m, content: [], stop_reason: null } };
+  for (const [index, b] of (m.content ?? []).entries()) {
+    if (b.type === "tool_use") {
+      yield { type: "content_block_start", index, content_block: { ...b, input: {} } };
+      yield { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input ?? {}) } };
+    } else if (b.type === "thinking") {
+      yield { type: "content_block_start", index, content_block: { ...b, thinking: "", signature: "" } };
+      if (b.thinking) yield { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: b.thinking } };
+      if (b.signature) yield { type: "content_block_delta", index, delta: { type: "signature_delta", signature: b.signature } };
+    } else yield { type: "content_block_start", index, content_block: b };
+    yield { type: "content_block_stop", index };
+  }
+  yield { type: "message_delta", delta: { stop_reason: m.stop_reason ?? "end_turn", stop_sequence: m.stop_sequence ?? null }, usage: m.usage ?? {} };
+  yield { type: "message_stop" };
+}

@@ -1,0 +1,280 @@
+// Neutral ChatInput -> Anthropic Messages request. Pure.
+//
+// Signatures and redacted thinking travel only back to their issuer: thinking
+// blocks are sent when Anthropic signed them and dropped otherwise (another
+// vendor's thoughts cannot be verified here). Features Anthropic lacks are
+// refused with the neutral field path (unsupported()); see docs/translation.md.
+import type { JsonObject } from "@bufbuild/protobuf";
+import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type CacheControl, type ChatInput, type Part, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { jsonOutputOf, type JsonOutput } from "../chat-shared/json-output.js";
+import { enforceableSafetyIndex, IMAGE_TYPES, mediaBase64, mediaText, safeToolId } from "../chat-shared/parts.js";
+import { unsupported } from "../http/errors.js";
+import type * as wire from "./wire.js";
+
+export const VENDOR = "anthropic";
+/** Anthropic requires max_tokens; used when the client set none. */
+export const DEFAULT_MAX_TOKENS = 8192;
+const MIN_BUDGET = 1024;
+/** Request-level fields of other vendors' extras that change nothing here and are left out. */
+const IGNORABLE_EXTRAS = new Set(["service_tier", "context_management", "inference_geo", "speed"]);
+
+export interface AnthropicPlan {
+  json: JsonOutput;
+}
+
+export interface AnthropicRequestOut {
+  body: wire.MessagesRequest;
+  /** anthropic-beta values. */
+  betas: string[];
+  plan: AnthropicPlan;
+}
+
+const refuse = (field: string, what: string) => unsupported(VENDOR, field, what);
+/** Safety thresholds that ask for nothing another vendor would have to add. */
+const PASSABLE_SAFETY = [HarmBlockThreshold.UNSPECIFIED, HarmBlockThreshold.BLOCK_NONE, HarmBlockThreshold.OFF];
+
+function cacheControl(cc: CacheControl | undefined): { cache_control?: wire.CacheControl } {
+  if (!cc || !cc.type) return {};
+  return { cache_control: { type: "ephemeral", ...(cc.ttl ? { ttl: cc.ttl } : {}) } };
+}
+
+const extras = (p: { vendorExtras: Record<string, JsonObject> }) => p.vendorExtras[VENDOR] ?? {};
+
+function mediaBlock(p: Part, field: string): wire.RequestBlock {
+  if (p.kind.case !== "media") throw new Error("not media");
+  const m = p.kind.value;
+  const mime = m.mimeType.toLowerCase();
+  const cc = cacheControl(p.cacheControl);
+  const uri = m.source.case === "uri" ? m.source.value : undefined;
+  if (IMAGE_TYPES.has(mime) || (uri && !mime)) {
+    const source: wire.ImageSource = uri ? { type: "url", url: uri } : { type: "base64", media_type: mime, data: mediaBase64(m) };
+    return { ...extras(p), type: "image", source, ...cc };
+  }
+  if (mime === "application/pdf" || mime === "text/plain") {
+    const source: wire.DocumentSource = uri
+      ? { type: "url", url: uri }
+      : mime === "text/plain"
+        ? { type: "text", media_type: "text/plain", data: mediaText(m) }
+        : { type: "base64", media_type: mime, data: mediaBase64(m) };
+    return {
+      ...extras(p),
+      type: "document",
+      source,
+      ...(m.name ? { title: m.name } : {}),
+      ...(m.context ? { context: m.context } : {}),
+      ...(m.citations ? { citations: { enabled: true } } : {}),
+      ...cc,
+    };
+  }
+  throw refuse(`${field}.media`, `${m.mimeType || "untyped"} media`);
+}
+
+function textBlock(p: Part): wire.RequestBlock {
+  if (p.kind.case !== "text") throw new Error("not text");
+  const t = p.kind.value;
+  return { ...extras(p), type: "text", text: t.text, ...(t.citations.length ? { citations: t.citations } : {}), ...cacheControl(p.cacheControl) };
+}
+
+/** One neutral part -> blocks (none when it is dropped on purpose). */
+function toBlocks(p: Part, field: string): wire.RequestBlock[] {
+  const k = p.kind;
+  switch (k.case) {
+    case "text":
+      return k.value.text === "" && !p.cacheControl ? [] : [textBlock(p)];
+    case "media":
+      return [mediaBlock(p, field)];
+    case "toolCall":
+      return [{ ...extras(p), type: "tool_use", id: safeToolId(k.value.id), name: k.value.name, input: k.value.arguments ?? {}, ...cacheControl(p.cacheControl) }];
+    case "toolResult": {
+      const r = k.value;
+      const content: wire.RequestBlock[] = r.content.flatMap((c, i) => (c.kind.case === "text" ? [textBlock(c)] : c.kind.case === "media" ? [mediaBlock(c, `${field}.tool_result.content[${i}]`)] : []));
+      if (!content.length && r.structured) content.push({ type: "text", text: JSON.stringify(r.structured) });
+      return [
+        {
+          ...extras(p),
+          type: "tool_result",
+          tool_use_id: safeToolId(r.callId),
+          ...(content.length ? { content } : {}),
+          ...(r.isError ? { is_error: true } : {}),
+          ...cacheControl(p.cacheControl),
+        },
+      ];
+    }
+    case "thinking":
+      // Only Anthropic can verify its thinking; others' thoughts are dropped on purpose.
+      if (p.signature?.issuer !== VENDOR || !p.signature.value) return [];
+      return [{ ...extras(p), type: "thinking", thinking: k.value.text, signature: p.signature.value }];
+    case "redactedThinking":
+      if (k.value.issuer !== VENDOR) return [];
+      return [{ ...extras(p), type: "redacted_thinking", data: k.value.data }];
+    case "executableCode":
+      // Emulated: code another vendor ran is shown as a fenced block.
+      return [{ type: "text", text: "```" + (k.value.language || "python").toLowerCase() + "\n" + k.value.code + "\n```" }];
+    case "codeExecutionResult":
+      return [{ type: "text", text: "Code execution output:\n```\n" + k.value.output + "\n```" }];
+    default:
+      return [];
+  }
+}
+
+function toMessages(input: ChatInput): wire.RequestMessage[] {
+  const out: wire.RequestMessage[] = [];
+  input.turns.forEach((t, ti) => {
+    const role = t.role === Role.ASSISTANT ? "assistant" : "user";
+    let blocks = t.parts.flatMap((p, pi) => toBlocks(p, `turns[${ti}].parts[${pi}]`));
+    // Tool results lead their user message (the API requires it).
+    if (role === "user") blocks = [...blocks.filter((b) => b.type === "tool_result"), ...blocks.filter((b) => b.type !== "tool_result")];
+    if (!blocks.length) return;
+    const last = out.at(-1);
+    if (last && last.role === role) {
+      last.content.push(...blocks);
+      if (role === "user") last.content = [...last.content.filter((b) => b.type === "tool_result"), ...last.content.filter((b) => b.type !== "tool_result")];
+    } else out.push({ role, content: blocks });
+  });
+  return out;
+}
+
+function toTool(t: Tool, i: number): wire.RequestTool {
+  const k = t.kind;
+  const cc = cacheControl(t.cacheControl);
+  switch (k.case) {
+    case "function":
+      return { name: k.value.name, ...(k.value.description ? { description: k.value.description } : {}), input_schema: k.value.parameters ?? { type: "object", properties: {} }, ...cc };
+    case "vendor":
+      if (!/_\d{8}$/.test(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
+      return { ...(k.value.config ?? {}), type: k.value.type, name: k.value.name, ...cc };
+    case "codeExecution":
+      throw refuse(`tools[${i}].code_execution`, "the code execution tool");
+    default:
+      throw refuse(`tools[${i}]`, "an empty tool");
+  }
+}
+
+function toToolChoice(input: ChatInput, tools: wire.RequestTool[]): { tools: wire.RequestTool[]; choice?: wire.RequestToolChoice } {
+  const tc = input.toolChoice;
+  if (!tc || !tools.length) return { tools };
+  const dp = tc.disableParallel ? { disable_parallel_tool_use: true } : {};
+  switch (tc.mode) {
+    case ToolChoiceMode.NONE:
+      return { tools, choice: { type: "none" } };
+    case ToolChoiceMode.ANY: {
+      if (tc.allowedNames.length === 1) return { tools, choice: { type: "tool", name: tc.allowedNames[0]!, ...dp } };
+      // Emulated: "one of these tools" = any tool among only those.
+      const allowed = tc.allowedNames.length ? tools.filter((t) => tc.allowedNames.includes(t.name)) : tools;
+      return { tools: allowed, choice: { type: "any", ...dp } };
+    }
+    case ToolChoiceMode.AUTO:
+      return { tools, choice: { type: "auto", ...dp } };
+    default:
+      return tc.disableParallel ? { tools, choice: { type: "auto", ...dp } } : { tools };
+  }
+}
+
+/** Whether the final assistant turn in a tool loop has a thinking block Anthropic can verify. */
+function lastAssistantHasThinking(messages: wire.RequestMessage[]): boolean {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== "assistant") continue;
+    const usesTools = m.content.some((b) => b.type === "tool_use");
+    if (!usesTools) return true;
+    return m.content[0]?.type === "thinking" || m.content[0]?.type === "redacted_thinking";
+  }
+  return true;
+}
+
+/** Whether the last assistant turn of the conversation came from elsewhere: it had thinking that is not Anthropic's, or the client is not a Messages client. */
+function foreignLastStep(input: ChatInput): boolean {
+  const last = [...input.turns].reverse().find((t) => t.role === Role.ASSISTANT);
+  if (!last) return false;
+  const foreignThinking = last.parts.some(
+    (p) => (p.kind.case === "thinking" && (p.signature?.issuer !== VENDOR || !p.signature.value)) || (p.kind.case === "redactedThinking" && p.kind.value.issuer !== VENDOR),
+  );
+  return foreignThinking || input.metadata?.sourceFormat !== "messages";
+}
+
+function checkUnsupported(input: ChatInput): void {
+  const bad = enforceableSafetyIndex(input.safetySettings, PASSABLE_SAFETY);
+  if (bad >= 0) throw refuse(`safety_settings[${bad}]`, "a blocking safety threshold");
+  const c = input.config;
+  if (!c) return;
+  if (c.candidateCount !== undefined && c.candidateCount > 1) throw refuse("config.candidate_count", "more than one candidate");
+  if (c.responseModalities.some((m) => m !== Modality.TEXT && m !== Modality.UNSPECIFIED)) throw refuse("config.response_modalities", "non-text output");
+  if (c.responseLogprobs || c.logprobs !== undefined) throw refuse("config.response_logprobs", "logprobs");
+  if (c.presencePenalty !== undefined) throw refuse("config.presence_penalty", "presence_penalty");
+  if (c.frequencyPenalty !== undefined) throw refuse("config.frequency_penalty", "frequency_penalty");
+  if (c.speechConfig) throw refuse("config.speech_config", "speech output");
+  if (c.seed !== undefined) throw refuse("config.seed", "seed");
+  if (c.enableEnhancedCivicAnswers) throw refuse("config.enable_enhanced_civic_answers", "enhanced civic answers");
+}
+
+function otherVendorExtras(input: ChatInput): void {
+  for (const [vendor, fields] of Object.entries(input.vendorExtras)) {
+    if (vendor === VENDOR) continue;
+    for (const k of Object.keys(fields)) if (!IGNORABLE_EXTRAS.has(k)) throw refuse(k, `the ${vendor} field ${k}`);
+  }
+}
+
+/** The thinking setting for Anthropic, and max_tokens raised to fit its budget. */
+function thinkingOf(input: ChatInput, maxTokens: number): { thinking?: wire.MessagesRequest["thinking"]; maxTokens: number; effort?: string } {
+  const th = input.config?.thinking;
+  if (!th) return { maxTokens };
+  const effort = th.effort ? { effort: th.effort === "minimal" ? "low" : th.effort } : {};
+  if (th.enabled === false) return { thinking: { type: "disabled" }, maxTokens, ...effort };
+  const budget = th.budgetTokens;
+  if (budget === undefined || budget < 0) {
+    if (th.enabled !== true) return { maxTokens, ...effort };
+    // "Think as needed": adaptive for Messages clients, a budget otherwise.
+    if (input.metadata?.sourceFormat === "messages") return { thinking: { type: "adaptive" }, maxTokens, ...effort };
+    const b = Math.max(MIN_BUDGET, Math.min(16_384, Math.floor(maxTokens / 2)));
+    return { thinking: { type: "enabled", budget_tokens: b }, maxTokens: Math.max(maxTokens, b + MIN_BUDGET), ...effort };
+  }
+  if (budget === 0) return { thinking: { type: "disabled" }, maxTokens, ...effort };
+  const b = Math.max(MIN_BUDGET, budget);
+  return { thinking: { type: "enabled", budget_tokens: b }, maxTokens: b >= maxTokens ? b + maxTokens : maxTokens, ...effort };
+}
+
+export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: { stream: boolean }): AnthropicRequestOut {
+  checkUnsupported(input);
+  otherVendorExtras(input);
+  const c = input.config;
+  const messages = toMessages(input);
+  const tools = input.tools.map(toTool);
+  const { tools: usedTools, choice } = toToolChoice(input, tools);
+  const th = thinkingOf(input, c?.maxOutputTokens ?? DEFAULT_MAX_TOKENS);
+  const json = jsonOutputOf(c);
+  const system = input.system.flatMap((p) => (p.kind.case === "text" ? [textBlock(p)] : []));
+  if (json.kind === "any") system.push({ type: "text", text: "Answer with a single valid JSON value and nothing else." });
+  const body: wire.MessagesRequest = {
+    ...(input.vendorExtras[VENDOR] ?? {}),
+    model: upstreamModel,
+    max_tokens: th.maxTokens,
+    messages,
+  };
+  if (system.length) body.system = system.length === 1 && system[0]!.type === "text" && Object.keys(system[0]!).length === 2 ? (system[0]!.text as string) : system;
+  if (input.metadata?.userId) body.metadata = { user_id: input.metadata.userId };
+  if (c?.stopSequences.length) body.stop_sequences = c.stopSequences;
+  if (opts.stream) body.stream = true;
+  // Anthropic's temperature range is 0-1; higher values (0-2 elsewhere) are clamped.
+  if (c?.temperature !== undefined) body.temperature = Math.min(1, c.temperature);
+  if (c?.topP !== undefined) body.top_p = c.topP;
+  if (c?.topK !== undefined) body.top_k = c.topK;
+  // Thinking cannot start in the middle of a tool loop whose last step came
+  // from another vendor (its thinking was dropped, or it had none to show):
+  // that step is answered without thinking. A Messages client's own history
+  // is sent as it is.
+  if (th.thinking && (th.thinking.type === "disabled" || lastAssistantHasThinking(messages) || !foreignLastStep(input))) body.thinking = th.thinking;
+  if (usedTools.length) body.tools = usedTools;
+  if (choice) body.tool_choice = choice;
+  const outputConfig: NonNullable<wire.MessagesRequest["output_config"]> = { ...((body.output_config as object | undefined) ?? {}) };
+  if (json.kind === "schema") outputConfig.format = { type: "json_schema", schema: json.schema };
+  if (th.effort) outputConfig.effort = th.effort;
+  if (Object.keys(outputConfig).length) body.output_config = outputConfig;
+  return { body, betas: input.metadata?.betas ?? [], plan: { json } };
+}
+
+/** The count_tokens body for the same input. */
+export function toVendorCountRequest(input: ChatInput, upstreamModel: string): wire.CountTokensRequest {
+  const { body } = toVendorRequest(input, upstreamModel, { stream: false });
+  const { max_tokens: _m, stream: _s, stop_sequences: _ss, temperature: _t, top_p: _p, top_k: _k, metadata: _md, ...rest } = body;
+  return rest;
+}

@@ -1,0 +1,124 @@
+// Anthropic Messages response -> neutral GenerateResponse. Pure.
+// Signatures become {issuer: "anthropic"}; fields the neutral model does not
+// name ride in vendor_extras["anthropic"] so a same-vendor round trip keeps them.
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import {
+  CandidateSchema,
+  FinishReason,
+  GenerateResponseSchema,
+  PartSchema,
+  UsageSchema,
+  type GenerateResponse,
+  type Part,
+  type Usage,
+} from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { argsObject } from "../chat-shared/parts.js";
+import { VENDOR } from "./request.js";
+import type * as wire from "./wire.js";
+
+const STOP: Record<string, FinishReason> = {
+  end_turn: FinishReason.STOP,
+  max_tokens: FinishReason.MAX_TOKENS,
+  stop_sequence: FinishReason.STOP_SEQUENCE,
+  tool_use: FinishReason.TOOL_USE,
+  pause_turn: FinishReason.PAUSE_TURN,
+  refusal: FinishReason.SAFETY,
+  model_context_window_exceeded: FinishReason.CONTEXT_WINDOW_EXCEEDED,
+};
+
+export function finishOf(stop: string | null | undefined): { finishReason: FinishReason; vendorFinishReason: string } {
+  if (!stop) return { finishReason: FinishReason.UNSPECIFIED, vendorFinishReason: "" };
+  const f = STOP[stop];
+  return { finishReason: f ?? FinishReason.OTHER, vendorFinishReason: f === undefined || stop === "refusal" ? stop : "" };
+}
+
+const n = (v: number | null | undefined) => BigInt(Math.max(0, Math.trunc(v ?? 0)));
+
+const USAGE_FIELDS = new Set(["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens_details"]);
+
+/** Anthropic usage -> neutral (input_tokens already excludes cache reads and writes). */
+export function usageOf(u: wire.Usage | undefined): Usage {
+  return create(UsageSchema, {
+    inputTokens: n(u?.input_tokens),
+    outputTokens: n(u?.output_tokens),
+    cacheReadTokens: n(u?.cache_read_input_tokens),
+    cacheWriteTokens: n(u?.cache_creation_input_tokens),
+    thinkingTokens: n(u?.output_tokens_details?.thinking_tokens),
+  });
+}
+
+/** Usage fields the neutral Usage does not name (service_tier, server_tool_use, ...). */
+export function usageExtras(u: wire.Usage | undefined): JsonObject | undefined {
+  if (!u) return undefined;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(u)) if (!USAGE_FIELDS.has(k) && v !== undefined) out[k] = v as JsonObject[string];
+  return Object.keys(out).length ? out : undefined;
+}
+
+function extrasOf(block: wire.ResponseBlock, known: string[]): Record<string, JsonObject> {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(block)) if (!known.includes(k) && v !== undefined) out[k] = v as JsonObject[string];
+  return Object.keys(out).length ? { [VENDOR]: out } : {};
+}
+
+/** One content block -> a neutral part; blocks the neutral model has no kind for keep their JSON in vendor_extras. */
+export function partOf(b: wire.ResponseBlock): Part {
+  switch (b.type) {
+    case "text":
+      return create(PartSchema, {
+        kind: { case: "text", value: { text: b.text ?? "", citations: (b.citations ?? []) as JsonObject[] } },
+        vendorExtras: extrasOf(b, ["type", "text", "citations"]),
+      });
+    case "thinking":
+      return create(PartSchema, {
+        kind: { case: "thinking", value: { text: b.thinking ?? "" } },
+        ...(b.signature ? { signature: { issuer: VENDOR, value: b.signature } } : {}),
+        vendorExtras: extrasOf(b, ["type", "thinking", "signature"]),
+      });
+    case "redacted_thinking":
+      return create(PartSchema, { kind: { case: "redactedThinking", value: { data: b.data ?? "", issuer: VENDOR } }, vendorExtras: extrasOf(b, ["type", "data"]) });
+    case "tool_use":
+      return create(PartSchema, {
+        kind: {
+          case: "toolCall",
+          value: { id: b.id ?? "", name: b.name ?? "", arguments: typeof b.input === "string" ? argsObject(b.input) : ((b.input ?? {}) as JsonObject) },
+        },
+        vendorExtras: extrasOf(b, ["type", "id", "name", "input"]),
+      });
+    default:
+      return create(PartSchema, { vendorExtras: { [VENDOR]: b as JsonObject } });
+  }
+}
+
+const MESSAGE_FIELDS = new Set(["id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"]);
+
+/** Message-level fields the neutral response does not name (container, stop_details, ...), plus usage extras. */
+export function messageExtras(m: wire.MessageResponse): Record<string, JsonObject> {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(m)) if (!MESSAGE_FIELDS.has(k) && v !== undefined && v !== null) out[k] = v as JsonObject[string];
+  const ue = usageExtras(m.usage);
+  if (ue) out.usage = ue;
+  return Object.keys(out).length ? { [VENDOR]: out } : {};
+}
+
+export function fromVendorResponse(m: wire.MessageResponse, ctx: { model: string; channel: string }): GenerateResponse {
+  const parts = (m.content ?? []).map(partOf);
+  const fin = finishOf(m.stop_reason);
+  return create(GenerateResponseSchema, {
+    id: m.id ?? "",
+    model: ctx.model,
+    modelVersion: m.model ?? "",
+    channel: ctx.channel,
+    usage: usageOf(m.usage),
+    vendorExtras: messageExtras(m),
+    candidates: [
+      create(CandidateSchema, {
+        index: 0,
+        parts,
+        finishReason: fin.finishReason === FinishReason.UNSPECIFIED ? FinishReason.STOP : fin.finishReason,
+        vendorFinishReason: fin.vendorFinishReason,
+        stopSequence: m.stop_sequence ?? "",
+      }),
+    ],
+  });
+}

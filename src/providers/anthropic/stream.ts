@@ -1,0 +1,155 @@
+// Anthropic stream events -> neutral stream events: an explicit state machine
+// per response. Pure: the client feeds it parsed SSE events. Blocks the neutral
+// model has no kind for (server tool use and its results) are collected whole
+// and passed on as one part carrying their JSON in vendor_extras.
+import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { PartDeltaSchema, StreamGenerateResponseSchema, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { partSkeleton } from "../../core/chat/stream.js";
+import { argsObject } from "../chat-shared/parts.js";
+import { protocolError } from "../http/errors.js";
+import { streamError } from "./errors.js";
+import { VENDOR } from "./request.js";
+import { finishOf, partOf, usageOf } from "./response.js";
+import type * as wire from "./wire.js";
+
+type Ev = StreamGenerateResponse;
+type EvInit = MessageInitShape<typeof StreamGenerateResponseSchema>["event"];
+type DeltaInit = MessageInitShape<typeof PartDeltaSchema>["delta"];
+const ev = (e: EvInit): Ev => create(StreamGenerateResponseSchema, { event: e });
+
+interface Block {
+  index: number;
+  type: string;
+  /** tool_use: input given at the start (sent if no delta follows). */
+  startInput?: unknown;
+  sawArgs: boolean;
+  /** Blocks without a neutral kind: collected until they stop. */
+  raw?: wire.ResponseBlock;
+  rawJson: string;
+}
+
+const KNOWN = new Set(["text", "thinking", "redacted_thinking", "tool_use"]);
+
+export class AnthropicStreamTranslator {
+  private started = false;
+  private next = 0;
+  private blocks = new Map<number, Block>();
+  private usage: Usage | undefined;
+  private finished = false;
+  /** Set once message_stop arrived. */
+  stopped = false;
+
+  constructor(private readonly ctx: { model: string; channel: string }) {}
+
+  private delta(index: number, delta: DeltaInit): Ev {
+    return ev({ case: "partDelta", value: { candidateIndex: 0, index, delta } });
+  }
+
+  feed(e: wire.StreamEvent): Ev[] {
+    switch (e.type) {
+      case "message_start": {
+        if (this.started) return [];
+        this.started = true;
+        const m = e.message ?? {};
+        this.usage = usageOf(m.usage);
+        return [ev({ case: "start", value: { id: m.id ?? "", model: this.ctx.model, modelVersion: m.model ?? "", usage: this.usage, channel: this.ctx.channel } })];
+      }
+      case "content_block_start":
+        return this.blockStart(e.index ?? -1, e.content_block ?? { type: "text" });
+      case "content_block_delta":
+        return this.blockDelta(e.index ?? -1, e.delta ?? {});
+      case "content_block_stop":
+        return this.blockStop(e.index ?? -1);
+      case "message_delta": {
+        const out: Ev[] = [];
+        const d = e.delta ?? {};
+        if (d.stop_reason && !this.finished) {
+          this.finished = true;
+          const fin = finishOf(d.stop_reason);
+          out.push(ev({ case: "finish", value: { candidateIndex: 0, finishReason: fin.finishReason, vendorFinishReason: fin.vendorFinishReason, stopSequence: d.stop_sequence ?? "" } }));
+        }
+        if (e.usage) {
+          const u = usageOf(e.usage);
+          const prev = this.usage;
+          // Fields a delta leaves out keep their value from message_start (usage is cumulative).
+          if (prev) {
+            if (e.usage.input_tokens == null) u.inputTokens = prev.inputTokens;
+            if (e.usage.cache_read_input_tokens == null) u.cacheReadTokens = prev.cacheReadTokens;
+            if (e.usage.cache_creation_input_tokens == null) u.cacheWriteTokens = prev.cacheWriteTokens;
+            if (e.usage.output_tokens_details?.thinking_tokens == null) u.thinkingTokens = prev.thinkingTokens;
+          }
+          this.usage = u;
+          out.push(ev({ case: "usage", value: u }));
+        }
+        return out;
+      }
+      case "message_stop":
+        this.stopped = true;
+        return [];
+      case "ping":
+        return [ev({ case: "ping", value: {} })];
+      case "error":
+        throw streamError(e);
+      default:
+        return [];
+    }
+  }
+
+  private blockStart(i: number, cb: wire.ResponseBlock): Ev[] {
+    if (this.blocks.has(i)) throw protocolError(VENDOR, `block ${i} started twice`);
+    if (!KNOWN.has(cb.type)) {
+      this.blocks.set(i, { index: -1, type: cb.type, sawArgs: false, raw: { ...cb }, rawJson: "" });
+      return [];
+    }
+    const index = this.next++;
+    const b: Block = { index, type: cb.type, sawArgs: false, rawJson: "" };
+    this.blocks.set(i, b);
+    const part = partOf(cb);
+    const out: Ev[] = [ev({ case: "partStart", value: { candidateIndex: 0, index, part: partSkeleton(part) } })];
+    if (cb.type === "text" && cb.text) out.push(this.delta(index, { case: "text", value: cb.text }));
+    if (cb.type === "thinking" && cb.thinking) out.push(this.delta(index, { case: "thinking", value: cb.thinking }));
+    if (cb.type === "thinking" && cb.signature) out.push(this.delta(index, { case: "signature", value: { issuer: VENDOR, value: cb.signature } }));
+    if (cb.type === "tool_use" && cb.input && typeof cb.input === "object" && Object.keys(cb.input).length) b.startInput = cb.input;
+    return out;
+  }
+
+  private blockDelta(i: number, d: NonNullable<wire.StreamEvent["delta"]>): Ev[] {
+    const b = this.blocks.get(i);
+    if (!b) throw protocolError(VENDOR, `delta for block ${i} that was not started`);
+    if (b.raw) {
+      if (d.type === "input_json_delta" && d.partial_json) b.rawJson += d.partial_json;
+      return [];
+    }
+    switch (d.type) {
+      case "text_delta":
+        return d.text ? [this.delta(b.index, { case: "text", value: d.text })] : [];
+      case "thinking_delta":
+        return d.thinking ? [this.delta(b.index, { case: "thinking", value: d.thinking })] : [];
+      case "signature_delta":
+        return d.signature ? [this.delta(b.index, { case: "signature", value: { issuer: VENDOR, value: d.signature } })] : [];
+      case "input_json_delta":
+        if (!d.partial_json) return [];
+        b.sawArgs = true;
+        return [this.delta(b.index, { case: "argumentsJson", value: d.partial_json })];
+      case "citations_delta":
+        return d.citation ? [this.delta(b.index, { case: "citation", value: d.citation as JsonObject })] : [];
+      default:
+        return [];
+    }
+  }
+
+  private blockStop(i: number): Ev[] {
+    const b = this.blocks.get(i);
+    if (!b) throw protocolError(VENDOR, `stop for block ${i} that was not started`);
+    this.blocks.delete(i);
+    if (b.raw) {
+      if (b.rawJson) b.raw.input = argsObject(b.rawJson);
+      const index = this.next++;
+      return [ev({ case: "partStart", value: { candidateIndex: 0, index, part: partOf(b.raw) } }), ev({ case: "partStop", value: { candidateIndex: 0, index } })];
+    }
+    const out: Ev[] = [];
+    if (b.type === "tool_use" && !b.sawArgs && b.startInput) out.push(this.delta(b.index, { case: "argumentsJson", value: JSON.stringify(b.startInput) }));
+    out.push(ev({ case: "partStop", value: { candidateIndex: 0, index: b.index } }));
+    return out;
+  }
+}

@@ -1,0 +1,258 @@
+// Neutral ChatInput -> Gemini generateContent request. Pure.
+//
+// Signatures: a part's Gemini-issued signature goes back as its
+// thoughtSignature; other issuers' signatures, thinking they signed and
+// redacted thinking are dropped on purpose. Gemini wants the signature of a
+// step on its first function call: one that came back on a thinking part
+// moves there, and a function call of the current tool loop that has none
+// (the step came from another vendor) gets Google's documented placeholder.
+import type { JsonObject } from "@bufbuild/protobuf";
+import {
+  CodeOutcome,
+  HarmBlockThreshold,
+  HarmCategory,
+  MediaResolution,
+  Modality,
+  Role,
+  ToolChoiceMode,
+  type ChatInput,
+  type Part,
+  type Tool,
+  type Turn,
+} from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { mediaBase64, toolResultText } from "../chat-shared/parts.js";
+import { unsupported } from "../http/errors.js";
+import { toGeminiJsonSchema, toGeminiSchema } from "./schema.js";
+import type * as wire from "./wire.js";
+
+export const VENDOR = "gemini";
+/** Google's documented stand-in for a function call whose signature another model never produced. */
+export const SKIP_SIGNATURE = "skip_thought_signature_validator";
+const BUILTIN = new Set(["googleSearch", "googleSearchRetrieval", "urlContext", "computerUse", "fileSearch", "googleMaps", "retrieval", "enterpriseWebSearch", "codeExecution"]);
+const IGNORABLE_EXTRAS = new Set(["service_tier", "context_management", "inference_geo", "speed"]);
+const OUTCOME: Record<CodeOutcome, string> = {
+  [CodeOutcome.UNSPECIFIED]: "OUTCOME_UNSPECIFIED",
+  [CodeOutcome.OK]: "OUTCOME_OK",
+  [CodeOutcome.FAILED]: "OUTCOME_FAILED",
+  [CodeOutcome.DEADLINE_EXCEEDED]: "OUTCOME_DEADLINE_EXCEEDED",
+};
+
+const refuse = (field: string, what: string) => unsupported(VENDOR, field, what);
+const ownSig = (p: Part) => (p.signature?.issuer === VENDOR && p.signature.value ? p.signature.value : undefined);
+
+function dataPart(p: Part, field: string, resultName = ""): wire.Part | undefined {
+  const k = p.kind;
+  switch (k.case) {
+    case "text":
+      return { text: k.value.text };
+    case "thinking":
+      // Thoughts another vendor signed cannot be verified here.
+      if (p.signature && p.signature.issuer !== VENDOR) return undefined;
+      return { text: k.value.text, thought: true };
+    case "media": {
+      const m = k.value;
+      if (m.source.case === "uri") {
+        if (/^https:\/\/generativelanguage\.googleapis\.com\//.test(m.source.value) || m.source.value.startsWith("gs://")) return { fileData: { mimeType: m.mimeType, fileUri: m.source.value } };
+        throw refuse(`${field}.media`, "media by URL (send the bytes inline)");
+      }
+      return { inlineData: { mimeType: m.mimeType, data: mediaBase64(m) } };
+    }
+    case "toolCall":
+      return { functionCall: { ...(k.value.id ? { id: k.value.id } : {}), name: k.value.name, args: (k.value.arguments ?? {}) as Record<string, unknown> } };
+    case "toolResult": {
+      const r = k.value;
+      const text = toolResultText(r.content);
+      const response = (r.structured as Record<string, unknown> | undefined) ?? (r.isError ? { error: text } : { output: text });
+      return { functionResponse: { ...(r.callId ? { id: r.callId } : {}), name: r.name || resultName, response } };
+    }
+    case "executableCode":
+      return { executableCode: { language: k.value.language || "PYTHON", code: k.value.code } };
+    case "codeExecutionResult":
+      return { codeExecutionResult: { outcome: OUTCOME[k.value.outcome] ?? "OUTCOME_UNSPECIFIED", ...(k.value.output ? { output: k.value.output } : {}) } };
+    default:
+      return undefined;
+  }
+}
+
+/** The name of each tool call in the conversation, by id (tool results from other formats may lack it). */
+function callNames(turns: Turn[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const t of turns) for (const p of t.parts) if (p.kind.case === "toolCall") names.set(p.kind.value.id, p.kind.value.name);
+  return names;
+}
+
+function contentOf(t: Turn, ti: number, names: Map<string, string>, currentLoop: boolean): wire.Content | undefined {
+  const model = t.role === Role.ASSISTANT;
+  const parts: wire.Part[] = [];
+  let carried: string | undefined;
+  let firstCall = true;
+  t.parts.forEach((p, pi) => {
+    const field = `turns[${ti}].parts[${pi}]`;
+    const k = p.kind;
+    let resultName = "";
+    if (k.case === "toolResult" && !k.value.name) {
+      resultName = names.get(k.value.callId) ?? "";
+      if (!resultName) throw refuse(`${field}.tool_result.name`, "a tool result whose tool call is not in the conversation");
+    }
+    const wp = dataPart(p, field, resultName);
+    const sig = ownSig(p);
+    if (k.case === "thinking" && sig && wp) {
+      // A step's signature travels on its first function call; keep it for the call that follows.
+      const next = t.parts.slice(pi + 1).find((q) => q.kind.case !== "thinking");
+      if (next?.kind.case === "toolCall" && !ownSig(next)) {
+        carried = sig;
+        if (wp.text) parts.push(wp);
+        return;
+      }
+    }
+    if (!wp) return;
+    const s = sig ?? (k.case === "toolCall" ? carried : undefined);
+    if (k.case === "toolCall") carried = undefined;
+    if (s) wp.thoughtSignature = s;
+    else if (k.case === "toolCall" && model && firstCall && currentLoop) wp.thoughtSignature = SKIP_SIGNATURE;
+    if (k.case === "toolCall") firstCall = false;
+    parts.push(wp);
+  });
+  // Tool results' media follows as parts of the same turn (emulated: functionResponse carries JSON).
+  t.parts.forEach((p, pi) => {
+    if (p.kind.case !== "toolResult") return;
+    p.kind.value.content.forEach((c, ci) => {
+      if (c.kind.case === "media") {
+        const wp = dataPart(c, `turns[${ti}].parts[${pi}].tool_result.content[${ci}]`);
+        if (wp) parts.push(wp);
+      }
+    });
+  });
+  if (!parts.length) return undefined;
+  return { role: model ? "model" : "user", parts };
+}
+
+/** Index of the first turn of the current tool loop (after the last user turn that is not only tool results). */
+function currentLoopStart(turns: Turn[]): number {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const t = turns[i]!;
+    if (t.role !== Role.ASSISTANT && t.parts.some((p) => p.kind.case !== "toolResult")) return i + 1;
+  }
+  return 0;
+}
+
+function toTools(tools: Tool[]): wire.Tool[] {
+  const decls: wire.FunctionDeclaration[] = [];
+  const others: wire.Tool[] = [];
+  tools.forEach((t, i) => {
+    const k = t.kind;
+    if (k.case === "function") {
+      const params = k.value.parameters;
+      const d: wire.FunctionDeclaration = { name: k.value.name, ...(k.value.description ? { description: k.value.description } : {}) };
+      // An empty object schema is "no parameters" (what a declaration without them means).
+      const empty = params && params.type === "object" && Object.keys(params).length <= 2 && (!params.properties || Object.keys(params.properties as object).length === 0);
+      if (params && !empty) {
+        const s = toGeminiSchema(params);
+        if (s) d.parameters = s;
+        else d.parametersJsonSchema = toGeminiJsonSchema(params);
+      }
+      decls.push(d);
+    } else if (k.case === "codeExecution") others.push({ codeExecution: {} });
+    else if (k.case === "vendor") {
+      if (!BUILTIN.has(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
+      others.push({ [k.value.type]: k.value.config ?? {} });
+    }
+  });
+  return [...(decls.length ? [{ functionDeclarations: decls }] : []), ...others];
+}
+
+const MODE: Record<ToolChoiceMode, string | undefined> = {
+  [ToolChoiceMode.UNSPECIFIED]: undefined,
+  [ToolChoiceMode.AUTO]: "AUTO",
+  [ToolChoiceMode.ANY]: "ANY",
+  [ToolChoiceMode.NONE]: "NONE",
+};
+
+const MODALITY: Partial<Record<Modality, string>> = { [Modality.TEXT]: "TEXT", [Modality.IMAGE]: "IMAGE", [Modality.AUDIO]: "AUDIO" };
+const RESOLUTION: Record<MediaResolution, string | undefined> = {
+  [MediaResolution.UNSPECIFIED]: undefined,
+  [MediaResolution.LOW]: "MEDIA_RESOLUTION_LOW",
+  [MediaResolution.MEDIUM]: "MEDIA_RESOLUTION_MEDIUM",
+  [MediaResolution.HIGH]: "MEDIA_RESOLUTION_HIGH",
+};
+
+function generationConfig(input: ChatInput): wire.GenerationConfig | undefined {
+  const c = input.config;
+  if (!c) return undefined;
+  if (c.stopSequences.length > 5) throw refuse("config.stop_sequences", "more than 5 stop sequences");
+  const g: wire.GenerationConfig = {};
+  if (c.stopSequences.length) g.stopSequences = c.stopSequences;
+  if (c.responseMimeType) g.responseMimeType = c.responseMimeType;
+  if (c.responseSchema) {
+    const s = toGeminiSchema(c.responseSchema);
+    if (s) g.responseSchema = s;
+    else g.responseJsonSchema = toGeminiJsonSchema(c.responseSchema);
+  }
+  if (c.responseModalities.length) g.responseModalities = c.responseModalities.flatMap((m) => (MODALITY[m] ? [MODALITY[m]!] : []));
+  if (c.candidateCount !== undefined) g.candidateCount = c.candidateCount;
+  if (c.maxOutputTokens !== undefined) g.maxOutputTokens = c.maxOutputTokens;
+  if (c.temperature !== undefined) g.temperature = c.temperature;
+  if (c.topP !== undefined) g.topP = c.topP;
+  if (c.topK !== undefined) g.topK = c.topK;
+  if (c.seed !== undefined) g.seed = Number(c.seed);
+  if (c.presencePenalty !== undefined) g.presencePenalty = c.presencePenalty;
+  if (c.frequencyPenalty !== undefined) g.frequencyPenalty = c.frequencyPenalty;
+  if (c.responseLogprobs) g.responseLogprobs = true;
+  if (c.logprobs !== undefined) g.logprobs = c.logprobs;
+  if (c.enableEnhancedCivicAnswers) g.enableEnhancedCivicAnswers = true;
+  if (c.speechConfig) g.speechConfig = c.speechConfig;
+  const res = RESOLUTION[c.mediaResolution];
+  if (res) g.mediaResolution = res;
+  const th = c.thinking;
+  if (th) {
+    const tc: NonNullable<wire.GenerationConfig["thinkingConfig"]> = {};
+    if (th.includeThoughts) tc.includeThoughts = true;
+    if (th.enabled === false) tc.thinkingBudget = 0;
+    else if (th.budgetTokens !== undefined) tc.thinkingBudget = th.budgetTokens;
+    else if (th.enabled === true && !th.effort) tc.thinkingBudget = -1;
+    if (th.effort) tc.thinkingLevel = (th.effort === "max" ? "high" : th.effort).toUpperCase();
+    if (Object.keys(tc).length) g.thinkingConfig = tc;
+  }
+  return Object.keys(g).length ? g : undefined;
+}
+
+function otherVendorExtras(input: ChatInput): void {
+  for (const [vendor, fields] of Object.entries(input.vendorExtras)) {
+    if (vendor === VENDOR) continue;
+    for (const k of Object.keys(fields)) if (!IGNORABLE_EXTRAS.has(k)) throw refuse(k, `the ${vendor} field ${k}`);
+  }
+}
+
+export interface GeminiPlan {
+  /** The client asked for at most one tool call per answer (Gemini has no such switch: extra calls are dropped). */
+  singleCall: boolean;
+}
+
+export function toVendorRequest(input: ChatInput): { body: wire.GenerateContentRequest; plan: GeminiPlan } {
+  otherVendorExtras(input);
+  const names = callNames(input.turns);
+  const loop = currentLoopStart(input.turns);
+  const contents = input.turns.flatMap((t, ti) => {
+    const c = contentOf(t, ti, names, ti >= loop);
+    return c ? [c] : [];
+  });
+  const body: wire.GenerateContentRequest = { ...((input.vendorExtras[VENDOR] as JsonObject | undefined) ?? {}), contents };
+  const system = input.system.flatMap((p) => (p.kind.case === "text" ? [{ text: p.kind.value.text }] : []));
+  if (system.length) body.systemInstruction = { parts: system };
+  const tools = toTools(input.tools);
+  if (tools.length) body.tools = tools;
+  const tc = input.toolChoice;
+  const mode = tc ? MODE[tc.mode] : undefined;
+  if (tc && (mode || tc.allowedNames.length)) {
+    body.toolConfig = { functionCallingConfig: { ...(mode ? { mode } : {}), ...(tc.allowedNames.length ? { allowedFunctionNames: tc.allowedNames } : {}) } };
+  }
+  if (input.safetySettings.length) {
+    body.safetySettings = input.safetySettings.map((s) => ({
+      category: `HARM_CATEGORY_${HarmCategory[s.category]}`,
+      threshold: s.threshold === HarmBlockThreshold.UNSPECIFIED ? "HARM_BLOCK_THRESHOLD_UNSPECIFIED" : HarmBlockThreshold[s.threshold],
+    }));
+  }
+  const g = generationConfig(input);
+  if (g) body.generationConfig = g;
+  return { body, plan: { singleCall: !!tc?.disableParallel } };
+}

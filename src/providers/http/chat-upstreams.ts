@@ -1,0 +1,51 @@
+// Builds the chat provider of each configured channel: its Upstream (base URL,
+// keep-alive pool, timeouts, auth and channel headers, log) and the provider of
+// its vendor. Pools are created once here and closed with the app.
+import type { ChannelConfig, UpstreamConfig } from "../../config.js";
+import type { ChatProvider } from "../types.js";
+import { anthropicChatProvider } from "../anthropic/chat.js";
+import { anthropicHeaders } from "../anthropic/client.js";
+import { geminiChatProvider } from "../gemini/chat.js";
+import { geminiHeaders } from "../gemini/client.js";
+import { openaiChatProvider } from "../openai/chat.js";
+import { openaiHeaders } from "../openai/chat/client.js";
+import type { UpstreamLogger } from "./log.js";
+import type { UpstreamPools } from "./pools.js";
+import type { Upstream } from "./request.js";
+
+export const CHAT_VENDORS = ["openai", "anthropic", "gemini"] as const;
+export type ChatChannelConfig = ChannelConfig & { provider: (typeof CHAT_VENDORS)[number] };
+
+export function isChatVendor(c: ChannelConfig): c is ChatChannelConfig {
+  return (CHAT_VENDORS as readonly string[]).includes(c.provider);
+}
+
+export interface ChatChannel {
+  config: ChannelConfig;
+  provider: ChatProvider;
+}
+
+export function channelUpstream(c: ChatChannelConfig, up: UpstreamConfig, pools: UpstreamPools, log: UpstreamLogger): Upstream {
+  const baseUrl = new URL(c.baseUrl);
+  const extra = c.headers ?? {};
+  const headers = c.provider === "anthropic" ? anthropicHeaders(c.apiKey, extra) : c.provider === "gemini" ? geminiHeaders(c.apiKey, extra) : openaiHeaders(c.apiKey, extra);
+  return {
+    vendor: c.provider,
+    channel: c.name,
+    baseUrl,
+    pool: pools.get(c.name, baseUrl.origin, { connectTimeoutMs: c.timeouts?.connectMs ?? up.connectTimeoutMs, connections: up.connections }),
+    timeouts: { firstByteMs: c.timeouts?.firstByteMs ?? up.firstByteTimeoutMs, chunkGapMs: c.timeouts?.chunkGapMs ?? up.chunkTimeoutMs },
+    headers,
+    log,
+  };
+}
+
+export function chatChannels(channels: ChannelConfig[], up: UpstreamConfig, pools: UpstreamPools, log: UpstreamLogger): ChatChannel[] {
+  return channels
+    .filter((c): c is ChatChannelConfig => c.enabled && isChatVendor(c))
+    .map((c) => {
+      const u = channelUpstream(c, up, pools, log);
+      const provider = c.provider === "anthropic" ? anthropicChatProvider(u) : c.provider === "gemini" ? geminiChatProvider(u) : openaiChatProvider(u);
+      return { config: c, provider };
+    });
+}

@@ -1,0 +1,145 @@
+// One upstream HTTP exchange over a channel's keep-alive pool: undici
+// `request`, Node streams, timeouts for the first byte (headers) and for the
+// gap between body chunks, the caller's AbortSignal, and error statuses turned
+// into ConnectErrors (the raw body goes to the log only).
+import type { Readable } from "node:stream";
+import type { IncomingHttpHeaders } from "undici/types/header.js";
+import type { Pool } from "undici";
+import type { ConnectError } from "@connectrpc/connect";
+import { protocolError, retryAfterMs, transportError, upstreamHttpError } from "./errors.js";
+import type { UpstreamLogger } from "./log.js";
+
+export interface UpstreamTimeouts {
+  firstByteMs: number;
+  chunkGapMs: number;
+}
+
+/** Everything needed to talk to one channel. */
+export interface Upstream {
+  vendor: "anthropic" | "openai" | "gemini";
+  channel: string;
+  /** Base URL as configured (path prefix included). */
+  baseUrl: URL;
+  pool: Pool;
+  timeouts: UpstreamTimeouts;
+  /** Headers every request carries (auth, channel headers). */
+  headers: Record<string, string>;
+  log: UpstreamLogger;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  contentType: string;
+  body: Readable;
+}
+
+/** What a vendor can tell from its own error body. */
+export interface VendorErrorInfo {
+  vendorType?: string;
+  retryAfterMs?: number;
+  /** Overrides the status-based mapping (e.g. an overloaded_error inside a 500). */
+  error?: ConnectError;
+}
+
+export type VendorErrorParser = (status: number, body: unknown) => VendorErrorInfo;
+
+const MAX_ERROR_BODY = 64 * 1024;
+const MAX_JSON_BODY = 64 * 1024 * 1024;
+
+/** Joins the channel's base path and an endpoint path ("/messages"). */
+export function upstreamPath(base: URL, path: string, query?: Record<string, string>): string {
+  const prefix = base.pathname.replace(/\/+$/, "");
+  const q = query && Object.keys(query).length ? "?" + new URLSearchParams(query).toString() : "";
+  return `${prefix}${path}${q}`;
+}
+
+/** Reads a whole body as text, at most `limit` bytes (more is an error). */
+export async function readText(body: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of body) {
+    const b = c as Buffer;
+    size += b.length;
+    if (size > limit) {
+      body.destroy();
+      throw new Error(`body larger than ${limit} bytes`);
+    }
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * POSTs a JSON body. Resolves with the open response when the status is 2xx;
+ * throws a ConnectError otherwise (status mapped, vendor details parsed).
+ */
+export async function postJson(
+  up: Upstream,
+  path: string,
+  payload: unknown,
+  opts: { signal: AbortSignal; requestId: string; query?: Record<string, string>; headers?: Record<string, string>; parseError: VendorErrorParser },
+): Promise<UpstreamResponse> {
+  const started = Date.now();
+  let res;
+  try {
+    res = await up.pool.request({
+      path: upstreamPath(up.baseUrl, path, opts.query),
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...up.headers, ...opts.headers },
+      body: JSON.stringify(payload),
+      signal: opts.signal,
+      headersTimeout: up.timeouts.firstByteMs,
+      bodyTimeout: up.timeouts.chunkGapMs,
+    });
+  } catch (err) {
+    const e = transportError(err, up.vendor, "connect");
+    up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: opts.requestId, path, err, ms: Date.now() - started }, "upstream request failed");
+    throw e;
+  }
+  const contentType = String(res.headers["content-type"] ?? "");
+  if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, contentType, body: res.body };
+  let text = "";
+  try {
+    text = await readText(res.body, MAX_ERROR_BODY);
+  } catch {
+    res.body.destroy();
+  }
+  const info = opts.parseError(res.statusCode, safeJson(text));
+  up.log.warn(
+    { channel: up.channel, upstream: up.vendor, requestId: opts.requestId, path, status: res.statusCode, vendorType: info.vendorType, body: text.slice(0, 4096), ms: Date.now() - started },
+    "upstream answered with an error",
+  );
+  if (info.error) throw info.error;
+  throw upstreamHttpError({
+    status: res.statusCode,
+    vendor: up.vendor,
+    body: text,
+    ...(info.vendorType ? { vendorType: info.vendorType } : {}),
+    retryAfterMs: info.retryAfterMs ?? retryAfterMs(res.headers),
+  });
+}
+
+/** Reads a whole JSON response body; malformed JSON is a protocol error. */
+export async function readJson(up: Upstream, res: UpstreamResponse): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readText(res.body, MAX_JSON_BODY);
+  } catch (err) {
+    throw transportError(err, up.vendor, "body");
+  }
+  const v = safeJson(text);
+  if (v === undefined || v === null || typeof v !== "object") {
+    up.log.warn({ channel: up.channel, upstream: up.vendor, body: text.slice(0, 4096) }, "upstream sent a body that is not a JSON object");
+    throw protocolError(up.vendor, "response is not a JSON object");
+  }
+  return v;
+}

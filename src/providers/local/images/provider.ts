@@ -1,0 +1,60 @@
+// The built-in local image engine: real images of the requested size and
+// format, deterministic for a prompt and seed, with no keys and no network.
+// It imitates the profiles' behaviour: IMG_MODEL_B rewrites prompts,
+// IMG_MODEL_C reports token usage, and blocklisted words are refused like a
+// safety system would.
+import { Code } from "@connectrpc/connect";
+import { coreError } from "../../../core/errors.js";
+import type { ImageJob, ImageProvider, ImageResult, ProducedImage } from "../../types.js";
+import type { ArtSpec } from "./art.js";
+import { editImage } from "./edit.js";
+import { revisePrompt } from "./prompt-rewrite.js";
+import { encode, renderArt } from "./render.js";
+import { imageUsage } from "./usage.js";
+import { varyImage } from "./variation.js";
+
+export interface LocalImageOptions {
+  /** Words that make the engine refuse a prompt (safety simulation). */
+  blocklist: string[];
+}
+
+/** Profiles whose outputs are always PNG (the older models have no output_format). */
+const PNG_ONLY = new Set(["IMG_MODEL_A", "IMG_MODEL_B"]);
+
+export function localImageProvider(opts: LocalImageOptions): ImageProvider {
+  const blocked = (prompt: string) => {
+    const p = prompt.toLowerCase();
+    return opts.blocklist.some((w) => p.includes(w.toLowerCase()));
+  };
+
+  return {
+    kind: "local",
+    async run(job: ImageJob): Promise<ImageResult> {
+      if (job.prompt && blocked(job.prompt)) {
+        throw coreError(Code.InvalidArgument, "Your request was rejected as a result of our safety system. Your prompt may contain text that is not allowed by our safety system.", {
+          reason: "moderation_blocked",
+          metadata: { code: "moderation_blocked" },
+        });
+      }
+      const revised = job.profile === "IMG_MODEL_B" ? revisePrompt(job.prompt, job.style, job.quality) : undefined;
+      const format = PNG_ONLY.has(job.profile) ? "png" : job.outputFormat;
+      const images: ProducedImage[] = [];
+      for (let index = 0; index < job.n; index++) {
+        const spec: ArtSpec = {
+          prompt: revised ?? job.prompt,
+          seed: job.seed ?? 0,
+          index,
+          width: job.width,
+          height: job.height,
+          transparent: job.background === "transparent",
+          quality: job.quality,
+          style: job.style,
+        };
+        const raw = job.operation === "generate" ? await renderArt(spec) : job.operation === "edit" ? await editImage(job, spec) : await varyImage(job, index);
+        images.push({ data: await encode(raw, format, job.outputCompression), ...(revised ? { revisedPrompt: revised } : {}) });
+      }
+      const usage = job.profile === "IMG_MODEL_C" ? imageUsage(job.prompt, job.images, { width: job.width, height: job.height, quality: job.quality, n: job.n }) : undefined;
+      return { images, usage };
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// Tools in the local engine: which tools to call (tool_choice, or tools the
+// prompt names), the calls themselves (arguments sampled from the JSON Schema,
+// vendor tools with sensible inputs), and the text answer to tool results.
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { randomBytes } from "node:crypto";
+import { PartSchema, Role, ToolChoiceMode, type ChatInput, type Part, type Tool, type ToolResult } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { clip, lastUserTurn, type PromptHints } from "./prompt.js";
+import { sampleArguments } from "./schema-sample.js";
+
+export type Callable = Extract<Tool["kind"], { case: "function" | "vendor" }>;
+
+export const toolName = (t: Callable) => t.value.name || (t.case === "vendor" ? t.value.type : "");
+
+function callables(input: ChatInput): Callable[] {
+  return input.tools.flatMap((t) => (t.kind.case === "function" || t.kind.case === "vendor" ? [t.kind] : []));
+}
+
+/** Position of `name` in `text` as a whole word (case-insensitive), or -1. */
+function mentionAt(text: string, name: string): number {
+  if (!name) return -1;
+  const re = new RegExp(`(^|[^\\p{L}\\p{N}_])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=$|[^\\p{L}\\p{N}_])`, "iu");
+  const m = re.exec(text);
+  return m ? m.index + m[1]!.length : -1;
+}
+
+/** The tools to call for this input (empty: answer without tools). */
+export function chooseTools(input: ChatInput, said: string): Callable[] {
+  const choice = input.toolChoice;
+  const mode = choice?.mode ?? ToolChoiceMode.UNSPECIFIED;
+  if (mode === ToolChoiceMode.NONE) return [];
+  const tools = callables(input);
+  if (!tools.length) return [];
+  const named = tools
+    .map((t) => ({ t, at: mentionAt(said, toolName(t)) }))
+    .filter((x) => x.at >= 0)
+    .sort((a, b) => a.at - b.at)
+    .map((x) => x.t);
+  let picked: Callable[] = named;
+  if (mode === ToolChoiceMode.ANY) {
+    const allowed = choice?.allowedNames.filter(Boolean) ?? [];
+    if (allowed.length) {
+      const inAllowed = named.filter((t) => allowed.includes(toolName(t)));
+      const first = tools.find((t) => toolName(t) === allowed[0]);
+      picked = inAllowed.length ? inAllowed : first ? [first] : [tools[0]!];
+    } else picked = named.length ? named : [tools[0]!];
+  }
+  return choice?.disableParallel ? picked.slice(0, 1) : picked;
+}
+
+/** Inputs for Anthropic-style vendor tools (computer, bash, text editor). */
+function vendorInput(type: string, name: string, hints: PromptHints): JsonObject {
+  const kind = `${type} ${name}`.toLowerCase();
+  if (kind.includes("bash") || kind.includes("shell")) return { command: hints.quoted[0] ?? "ls -la" };
+  if (kind.includes("computer")) return { action: "screenshot" };
+  if (kind.includes("edit")) return { command: "view", path: hints.paths.find((p) => p.startsWith("/")) ?? (hints.paths[0] ? `/${hints.paths[0]}` : "/tmp/README.md") };
+  return {};
+}
+
+export function toolCallId(): string {
+  return "toolu_" + randomBytes(12).toString("hex");
+}
+
+/** A ToolCall part for `tool`, with arguments that validate against its schema. */
+export function toolCallPart(tool: Callable, hints: PromptHints): Part {
+  const args = tool.case === "function" ? sampleArguments(tool.value.parameters, hints) : vendorInput(tool.value.type, tool.value.name, hints);
+  return create(PartSchema, { kind: { case: "toolCall", value: { id: toolCallId(), name: toolName(tool), arguments: args } } });
+}
+
+/** Tool results in the last user turn (the engine answers them in text). */
+export function lastToolResults(input: ChatInput): ToolResult[] {
+  const turn = lastUserTurn(input);
+  if (!turn || turn !== input.turns[input.turns.length - 1]) return [];
+  return turn.parts.flatMap((p) => (p.kind.case === "toolResult" ? [p.kind.value] : []));
+}
+
+/** The name of a result's tool: its own, or that of the call it answers. */
+export function resultToolName(input: ChatInput, r: ToolResult): string {
+  if (r.name) return r.name;
+  for (const t of input.turns) {
+    if (t.role !== Role.ASSISTANT) continue;
+    for (const p of t.parts) if (p.kind.case === "toolCall" && p.kind.value.id === r.callId) return p.kind.value.name;
+  }
+  return r.callId || "tool";
+}
+
+function resultText(r: ToolResult): string {
+  const texts = r.content.flatMap((p) => (p.kind.case === "text" ? [p.kind.value.text] : p.kind.case === "media" ? [`[${p.kind.value.mimeType || "media"}]`] : []));
+  const body = texts.join(" ").trim() || (r.structured ? JSON.stringify(r.structured) : "") || "nothing";
+  return clip(body, 400);
+}
+
+/** The text answer to tool results: "The tool <name> returned: <result>". */
+export function answerToolResults(input: ChatInput, results: ToolResult[]): string {
+  return results
+    .map((r) => `The tool ${resultToolName(input, r)} returned: ${resultText(r)}${r.isError ? " (reported as an error)" : ""}`)
+    .join("\n");
+}

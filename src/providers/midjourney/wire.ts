@@ -1,0 +1,35 @@
+// What a midjourney-proxy upstream answers (notes/wire-formats.md D.1, D.2),
+// read leniently: every field may be missing or null.
+import { z } from "zod";
+
+export const submitResult = z.object({
+  code: z.number(),
+  description: z.string().nullish(),
+  result: z.union([z.string(), z.number()]).nullish(),
+  properties: z.record(z.string(), z.unknown()).nullish(),
+});
+
+export const button = z.object({
+  customId: z.string(),
+  emoji: z.string().nullish(),
+  label: z.string().nullish(),
+  style: z.number().nullish(),
+  type: z.number().nullish(),
+});
+
+export const task = z.object({
+  id: z.union([z.string(), z.number()]).transform(String),
+  action: z.string().nullish(),
+  status: z.string().nullish(),
+  progress: z.string().nullish(),
+  imageUrl: z.string().nullish(),
+  failReason: z.string().nullish(),
+  prompt: z.string().nullish(),
+  promptEn: z.string().nullish(),
+  buttons: z.array(button).nullish(),
+  properties: z.record(z.string(), z.unknown()).nullish(),
+});
+
+export type SubmitResult = z.infer<typeof submitResult>;
+export type VendorTask = z.infer<typeof task>;
+export type VendorButton = z.infer<typeof button>;

@@ -1,0 +1,46 @@
+// The OpenAI-compatible chat provider (Chat Completions: OpenAI, vLLM, Ollama,
+// DeepSeek, OpenRouter, ...): neutral <-> wire through the pure translators in
+// ./chat/ and the I/O in ./chat/client.ts. There is no token-counting endpoint:
+// countTokens is estimated locally (see docs/translation.md).
+import { randomBytes } from "node:crypto";
+import type { StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { responseToEvents } from "../../core/chat/stream.js";
+import type { ChatProvider } from "../types.js";
+import { unwrapResponse, unwrapStream } from "../chat-shared/json-output.js";
+import type { Upstream } from "../http/request.js";
+import { countTokensResponse } from "../local/usage.js";
+import { isOfficialOpenAI, postChat, streamChat } from "./chat/client.js";
+import { toVendorRequest } from "./chat/request.js";
+import { fromVendorResponse } from "./chat/response.js";
+import { OpenAIStreamTranslator } from "./chat/stream.js";
+
+const newId = () => "call_" + randomBytes(12).toString("hex");
+
+export function openaiChatProvider(up: Upstream): ChatProvider {
+  const official = isOfficialOpenAI(up);
+  return {
+    kind: "openai",
+    async generate(input, ctx) {
+      const { body, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: false, official });
+      const r = await postChat(up, body, { signal: ctx.signal, requestId: ctx.requestId });
+      return unwrapResponse(fromVendorResponse(r, { model: input.model, channel: up.channel, newId, stops: input.config?.stopSequences ?? [] }), plan.json);
+    },
+    stream(input, ctx) {
+      const { body, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: true, official });
+      const tctx = { model: input.model, channel: up.channel, newId, stops: input.config?.stopSequences ?? [] };
+      async function* events(): AsyncGenerator<StreamGenerateResponse> {
+        const tr = new OpenAIStreamTranslator(tctx);
+        for await (const c of streamChat(up, body, { signal: ctx.signal, requestId: ctx.requestId })) {
+          if (c.kind === "done") yield* tr.done();
+          else if (c.kind === "whole") yield* responseToEvents(fromVendorResponse(c.response, tctx));
+          else yield* tr.feed(c.chunk);
+        }
+      }
+      return unwrapStream(events(), plan.json);
+    },
+    async countTokens(input) {
+      // Emulated: the local engine's tokenizer estimates the count.
+      return countTokensResponse(input);
+    },
+  };
+}

@@ -1,0 +1,127 @@
+// The only file that talks to an OpenAI-compatible upstream: one undici Pool
+// per channel, JSON and multipart POSTs, and downloads of result URLs.
+import { Blob } from "node:buffer";
+import { FormData, Pool, request, type Dispatcher } from "undici";
+import type { ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
+import { coreError } from "../../core/errors.js";
+import { fromTransportError, fromVendorError } from "./errors.js";
+import type { VendorFile } from "./images.js";
+
+export interface OpenAIClientOptions {
+  /** Channel name, for errors and logs. */
+  channel: string;
+  /** Base URL including the version path, e.g. "https://api.openai.com/v1". */
+  baseUrl: string;
+  apiKey: string;
+  now?: () => number;
+  /** Upper bound for a downloaded result. */
+  maxDownloadBytes?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+}
+
+export interface OpenAIClient {
+  postJson(path: string, body: unknown, signal: AbortSignal, requestId: string): Promise<unknown>;
+  postForm(path: string, fields: Array<[string, string]>, files: VendorFile[], signal: AbortSignal, requestId: string): Promise<unknown>;
+  /** Fetches a result URL the upstream returned. */
+  download(url: string, signal: AbortSignal): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+async function readJson(body: Dispatcher.ResponseData["body"]): Promise<unknown> {
+  const text = await body.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
+  const base = new URL(opts.baseUrl.replace(/\/+$/, "") + "/");
+  const prefix = base.pathname.replace(/\/+$/, "");
+  const pool = new Pool(base.origin, { connections: 16, headersTimeout: opts.headersTimeoutMs ?? 180_000, bodyTimeout: opts.bodyTimeoutMs ?? 180_000 });
+  const now = opts.now ?? Date.now;
+  const maxDownload = opts.maxDownloadBytes ?? 64 * 1024 * 1024;
+
+  const send = async (path: string, body: string | FormData, contentType: string | undefined, signal: AbortSignal, requestId: string): Promise<unknown> => {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await pool.request({
+        path: prefix + path,
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${opts.apiKey}`,
+          accept: "application/json",
+          ...(contentType ? { "content-type": contentType } : {}),
+          ...(requestId ? { "x-client-request-id": requestId } : {}),
+        },
+        body,
+        signal,
+      });
+    } catch (err) {
+      throw fromTransportError(err, opts.channel);
+    }
+    let json: unknown;
+    try {
+      json = await readJson(res.body);
+    } catch (err) {
+      throw fromTransportError(err, opts.channel);
+    }
+    if (res.statusCode >= 400) throw fromVendorError(res.statusCode, res.headers, json, opts.channel, now());
+    if (json === undefined) throw badResponse(opts.channel);
+    return json;
+  };
+
+  return {
+    postJson(path, body, signal, requestId) {
+      return send(path, JSON.stringify(body), "application/json", signal, requestId);
+    },
+    postForm(path, fields, files, signal, requestId) {
+      const form = new FormData();
+      for (const [k, v] of fields) form.append(k, v);
+      for (const f of files) form.append(f.field, new Blob([f.data], { type: f.mimeType }), f.filename);
+      return send(path, form, undefined, signal, requestId);
+    },
+    async download(url, signal) {
+      let u: URL;
+      try {
+        u = new URL(url);
+      } catch {
+        throw badResponse(opts.channel);
+      }
+      if (u.protocol !== "http:" && u.protocol !== "https:") throw badResponse(opts.channel);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = u.origin === base.origin ? await pool.request({ path: u.pathname + u.search, method: "GET", signal }) : await request(u, { method: "GET", signal });
+      } catch (err) {
+        throw fromTransportError(err, opts.channel);
+      }
+      if (res.statusCode >= 400) {
+        await res.body.dump().catch(() => undefined);
+        throw coreError(Code.Unavailable, "The upstream provider's result could not be downloaded.", { reason: "upstream_error", metadata: { channel: opts.channel, upstream_status: String(res.statusCode) } });
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      try {
+        for await (const chunk of res.body) {
+          size += (chunk as Buffer).length;
+          if (size > maxDownload) {
+            res.body.destroy();
+            throw badResponse(opts.channel);
+          }
+          chunks.push(chunk as Buffer);
+        }
+      } catch (err) {
+        throw fromTransportError(err, opts.channel);
+      }
+      return Buffer.concat(chunks);
+    },
+    close: () => pool.close(),
+  };
+}
+
+export function badResponse(channel: string): ConnectError {
+  return coreError(Code.Unavailable, "The upstream provider sent a response the gateway could not read.", { reason: "upstream_bad_response", metadata: { channel } });
+}

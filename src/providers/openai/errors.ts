@@ -1,0 +1,76 @@
+// Upstream (OpenAI-compatible) failures -> ConnectError. Upstream message text
+// and keys never reach clients: only a safe param/code survives a 400.
+import { Code, ConnectError } from "@connectrpc/connect";
+import { coreError } from "../../core/errors.js";
+import { errorBody } from "./wire.js";
+
+const SAFE = /^[A-Za-z0-9_.[\]-]{1,64}$/;
+const MODERATION = new Set(["moderation_blocked", "content_policy_violation"]);
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+function header(h: Headers, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** retry-after-ms, else retry-after (seconds or an HTTP date), in milliseconds. */
+export function retryAfterMs(h: Headers, nowMs: number): number | undefined {
+  const ms = Number(header(h, "retry-after-ms"));
+  if (header(h, "retry-after-ms") && Number.isFinite(ms) && ms >= 0) return ms;
+  const ra = header(h, "retry-after");
+  if (!ra) return undefined;
+  if (/^\d+(\.\d+)?$/.test(ra.trim())) return Number(ra) * 1000;
+  const at = Date.parse(ra);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+export function fromVendorError(status: number, headers: Headers, body: unknown, channel: string, nowMs: number): ConnectError {
+  const parsed = errorBody.safeParse(body);
+  const e = parsed.success ? parsed.data.error : undefined;
+  const code = e?.code !== undefined && e.code !== null && SAFE.test(String(e.code)) ? String(e.code) : "";
+  const param = e?.param && SAFE.test(e.param) ? e.param : "";
+  const metadata: Record<string, string> = { channel, upstream_status: String(status) };
+
+  if (status === 401 || status === 403) {
+    return coreError(Code.Internal, "The upstream provider refused the gateway's credentials for this model.", { reason: "upstream_auth", metadata });
+  }
+  if (status === 429) {
+    const quota = code === "insufficient_quota";
+    const retry = retryAfterMs(headers, nowMs);
+    return coreError(Code.ResourceExhausted, quota ? "The upstream provider's quota is exhausted." : "The upstream provider is rate limiting requests; retry later.", {
+      reason: quota ? "upstream_quota" : "rate_limited",
+      metadata: { ...metadata, code: quota ? "insufficient_quota" : "rate_limit_exceeded" },
+      ...(retry !== undefined ? { retryAfterMs: retry } : {}),
+    });
+  }
+  if (status >= 500 || status === 408) {
+    return coreError(Code.Unavailable, "The upstream provider failed to process the request.", { reason: "upstream_error", metadata });
+  }
+  if (status === 404) {
+    return coreError(Code.NotFound, "The upstream provider does not serve this model.", { reason: "model_not_found", field: "model", metadata: { ...metadata, code: "model_not_found" } });
+  }
+  if (status >= 400) {
+    if (MODERATION.has(code)) {
+      return coreError(Code.InvalidArgument, "Your request was rejected as a result of the upstream safety system.", { reason: "moderation_blocked", metadata: { ...metadata, code: "moderation_blocked" } });
+    }
+    const what = [param && `param '${param}'`, code && `code '${code}'`].filter(Boolean).join(", ");
+    return coreError(Code.InvalidArgument, `The upstream provider rejected the request${what ? ` (${what})` : ""}.`, {
+      reason: code || "upstream_invalid_request",
+      field: param,
+      metadata: { ...metadata, ...(code ? { code } : {}) },
+    });
+  }
+  return coreError(Code.Unknown, `The upstream provider answered with an unexpected status ${status}.`, { reason: "upstream_error", metadata });
+}
+
+/** Transport failures (no HTTP answer) -> ConnectError. */
+export function fromTransportError(err: unknown, channel: string): ConnectError {
+  if (err instanceof ConnectError) return err;
+  const e = err as { code?: string; name?: string };
+  if (e?.name === "AbortError" || e?.code === "UND_ERR_ABORTED") return coreError(Code.Canceled, "The request was canceled.", { reason: "canceled", metadata: { channel } });
+  if (e?.code === "UND_ERR_HEADERS_TIMEOUT" || e?.code === "UND_ERR_BODY_TIMEOUT" || e?.code === "UND_ERR_CONNECT_TIMEOUT") {
+    return coreError(Code.DeadlineExceeded, "The upstream provider did not answer in time.", { reason: "upstream_timeout", metadata: { channel }, cause: err });
+  }
+  return coreError(Code.Unavailable, "The upstream provider could not be reached.", { reason: "upstream_unreachable", metadata: { channel }, cause: err });
+}

@@ -1,0 +1,73 @@
+// ImageJob <-> OpenAI Images API, pure. Parameters go up as the client set them
+// (the core has already checked them against the model's rules), so the
+// upstream's own defaults apply to everything left unset.
+import { create } from "@bufbuild/protobuf";
+import { ImageUsageSchema, type ImageUsage } from "../../../gen/omnigate/image/v1/image_pb.js";
+import type { ImageJob } from "../types.js";
+import type { ImagesResponse } from "./wire.js";
+
+/** Profiles of the older models that take response_format; the gateway always asks them for b64_json. */
+const TAKES_RESPONSE_FORMAT = new Set(["IMG_MODEL_A", "IMG_MODEL_B"]);
+
+export const IMAGE_PATHS = { generate: "/images/generations", edit: "/images/edits", variation: "/images/variations" } as const;
+
+export interface VendorFile {
+  field: string;
+  filename: string;
+  mimeType: string;
+  data: Uint8Array;
+}
+
+/** Text parameters shared by the three operations, as [name, value] pairs. */
+function params(job: ImageJob, model: string): Array<[string, string | number]> {
+  const g = job.given;
+  const out: Array<[string, string | number]> = [["model", model]];
+  if (job.operation !== "variation") out.push(["prompt", job.prompt]);
+  out.push(["n", job.n]);
+  if (g.size) out.push(["size", g.size]);
+  if (g.quality) out.push(["quality", g.quality]);
+  if (g.style) out.push(["style", g.style]);
+  if (g.outputFormat) out.push(["output_format", g.outputFormat]);
+  if (g.background) out.push(["background", g.background]);
+  if (g.outputCompression !== undefined) out.push(["output_compression", g.outputCompression]);
+  if (g.moderation) out.push(["moderation", g.moderation]);
+  if (g.inputFidelity) out.push(["input_fidelity", g.inputFidelity]);
+  if (TAKES_RESPONSE_FORMAT.has(job.profile)) out.push(["response_format", "b64_json"]);
+  if (g.user) out.push(["user", g.user]);
+  return out;
+}
+
+/** JSON body of POST /images/generations. */
+export function toVendorGenerate(job: ImageJob, model: string): Record<string, string | number> {
+  return Object.fromEntries(params(job, model));
+}
+
+/** Multipart parts of POST /images/edits and /images/variations. */
+export function toVendorForm(job: ImageJob, model: string): { fields: Array<[string, string]>; files: VendorFile[] } {
+  const fields = params(job, model).map(([k, v]): [string, string] => [k, String(v)]);
+  const several = job.images.length > 1;
+  const files: VendorFile[] = job.images.map((img) => ({ field: several ? "image[]" : "image", filename: img.filename, mimeType: img.mimeType, data: img.data }));
+  if (job.mask) files.push({ field: "mask", filename: job.mask.filename, mimeType: job.mask.mimeType, data: job.mask.data });
+  return { fields, files };
+}
+
+export interface VendorImage {
+  b64?: string | undefined;
+  url?: string | undefined;
+  revisedPrompt?: string | undefined;
+}
+
+export function fromVendorImages(body: ImagesResponse): { images: VendorImage[]; usage?: ImageUsage | undefined } {
+  const images = body.data.map((d) => ({ b64: d.b64_json ?? undefined, url: d.url ?? undefined, revisedPrompt: d.revised_prompt || undefined }));
+  const u = body.usage;
+  const usage = u
+    ? create(ImageUsageSchema, {
+        inputTokens: BigInt(u.input_tokens),
+        outputTokens: BigInt(u.output_tokens),
+        totalTokens: BigInt(u.total_tokens ?? u.input_tokens + u.output_tokens),
+        ...(u.input_tokens_details ? { inputTokensDetails: { textTokens: BigInt(u.input_tokens_details.text_tokens), imageTokens: BigInt(u.input_tokens_details.image_tokens) } } : {}),
+        ...(u.output_tokens_details ? { outputTokensDetails: { textTokens: BigInt(u.output_tokens_details.text_tokens), imageTokens: BigInt(u.output_tokens_details.image_tokens) } } : {}),
+      })
+    : undefined;
+  return { images, usage };
+}

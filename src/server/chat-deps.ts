@@ -1,0 +1,80 @@
+// Chat routing and the chat models the catalog lists, built from Config.
+//
+// A chat channel is an openai, anthropic or gemini channel that lists a model
+// (or glob) other than an image model's (dall-e-*, gpt-image-*, IMG_MODEL_*, ...).
+// No chat channel configured: the local engine serves every model name (or
+// `local.chatModels` when set) and the catalog lists the local engine's models.
+// Chat channels configured: each enabled channel serves the names and globs in its
+// `models` and the keys of its `modelMap`; the local engine serves only the
+// names in `local.chatModels` (none when unset); other names are NotFound.
+// The catalog lists every concrete name (globs cannot be listed).
+import { Capability } from "../../gen/omnigate/model/v1/model_pb.js";
+import { IMAGE_PROFILE_IDS, type Config } from "../config.js";
+import { displayName, type ModelEntry } from "../core/model/catalog.js";
+import { channelChatRouting, localOnlyRouting, type ChatRouting } from "../core/routing/chat-routing.js";
+import { chatChannels, isChatVendor } from "../providers/http/chat-upstreams.js";
+import { jsonLogger, type UpstreamLogger } from "../providers/http/log.js";
+import { upstreamPools } from "../providers/http/pools.js";
+import type { ChatProvider } from "../providers/types.js";
+
+export interface ChatDeps {
+  routing: ChatRouting;
+  /** Chat models for the catalog. */
+  catalogEntries: ModelEntry[];
+  /** Closes the upstream connection pools. */
+  close(): Promise<void>;
+}
+
+const isGlob = (s: string) => /[*?]/.test(s);
+/** A fixed creation time for configured models so listings are stable across restarts. */
+const CONFIGURED_CREATED = Date.UTC(2025, 0, 1);
+const OWNER: Record<string, string> = { anthropic: "anthropic", openai: "openai", gemini: "google", local: "omnigate-local" };
+
+function entry(id: string, provider: string, channel: string): ModelEntry {
+  return { id, displayName: displayName(id), ownedBy: OWNER[provider] ?? provider, createTime: CONFIGURED_CREATED, capabilities: [Capability.CHAT], provider, channels: [channel] };
+}
+
+/** Image model names (profiles and their aliases): a channel that lists only these is an image channel. */
+function imageNames(config: Config): Set<string> {
+  return new Set<string>([...IMAGE_PROFILE_IDS, ...Object.keys(config.images.aliases)]);
+}
+
+/** Families of image model names; a glob that starts with one of them is an image glob ("dall-e-*"). */
+const IMAGE_FAMILIES = ["dall-e", "gpt-image", "IMG_MODEL", "imagen", "sora", "veo"];
+
+/** Whether a model name or glob names image (or video) models only. */
+export function isImagePattern(pattern: string, images: Set<string>): boolean {
+  if (images.has(pattern)) return true;
+  const literal = pattern.split(/[*?]/)[0]!;
+  return IMAGE_FAMILIES.some((f) => literal.startsWith(f));
+}
+
+/** Channels that serve chat: a chat vendor's, with a model name (or glob) that is not an image model's. */
+export function chatChannelConfigs(config: Config): Config["channels"] {
+  const images = imageNames(config);
+  return config.channels.filter((c) => isChatVendor(c) && [...c.models, ...Object.keys(c.modelMap)].some((m) => !isImagePattern(m, images)));
+}
+
+export function createChatDeps(config: Config, local: ChatProvider, localEntries: ModelEntry[], opts: { now?: () => number; log?: UpstreamLogger } = {}): ChatDeps {
+  const configs = chatChannelConfigs(config);
+  if (configs.length === 0) {
+    return { routing: localOnlyRouting(local, config.local.chatModels ?? ["*"]), catalogEntries: localEntries, close: async () => undefined };
+  }
+  const pools = upstreamPools();
+  const log = opts.log ?? jsonLogger(config.logLevel);
+  const channels = chatChannels(configs, config.upstream, pools, log);
+  const localGlobs = config.local.chatModels ?? [];
+  const routing = channelChatRouting({ channels, local: { provider: local, globs: localGlobs }, upstream: config.upstream, ...(opts.now ? { now: opts.now } : {}) });
+  const images = imageNames(config);
+  const byId = new Map<string, ModelEntry>();
+  const add = (id: string, provider: string, channel: string) => {
+    if (isGlob(id) || isImagePattern(id, images)) return;
+    const e = byId.get(id);
+    if (e) {
+      if (!e.channels.includes(channel)) e.channels.push(channel);
+    } else byId.set(id, entry(id, provider, channel));
+  };
+  for (const c of channels) for (const id of [...c.config.models, ...Object.keys(c.config.modelMap)]) add(id, c.config.provider, c.config.name);
+  for (const id of localGlobs) add(id, "local", "local");
+  return { routing, catalogEntries: [...byId.values()], close: () => pools.close() };
+}

@@ -1,0 +1,126 @@
+// Builds the durable task runner (shared by image-bot and video tasks) and the
+// image-bot part of AppDeps: the account pool, its providers (the local engine
+// and midjourney-proxy channels), task files in the blob store, and the
+// callback body renderer. Every task kind registers on the runner before
+// start(); app.ts stops it when the app closes.
+import { createHmac } from "node:crypto";
+import { DEFAULT_LOCAL_TASK_MS, type Config } from "../config.js";
+import type { AccountSettings } from "../core/image-bot/accounts.js";
+import { AccountPool } from "../core/image-bot/accounts.js";
+import type { ImageBotDeps, TaskFiles } from "../core/image-bot/deps.js";
+import { imageBotHandler } from "../core/image-bot/handler.js";
+import { TaskRunner } from "../core/tasks/runner.js";
+import { fromCoreTask } from "../facades/image-bot/translate.js";
+import { localImageBotProvider } from "../providers/local/image-bot/engine.js";
+import { midjourneyClient, type MidjourneyClient } from "../providers/midjourney/client.js";
+import { midjourneyProvider, type MidjourneyProvider } from "../providers/midjourney/provider.js";
+import type { ImageBotProvider } from "../providers/types.js";
+import { signFileUrl } from "../storage/blob/signed-url.js";
+import type { Storage } from "../storage/types.js";
+import type { FileDeps } from "./image-deps.js";
+
+/** Image-bot file URLs do not expire (their files have no TTL): they are signed up to this date. */
+export const IMAGE_BOT_URL_EXPIRY = Date.UTC(2100, 0, 1);
+
+export interface TaskDeps {
+  runner: TaskRunner;
+  imageBot: ImageBotDeps;
+  /** midjourney-proxy providers by channel name (their callbacks wake the pollers). */
+  midjourney: Map<string, MidjourneyProvider>;
+  /** The token a midjourney channel's callbacks carry. */
+  notifyToken(channel: string): string;
+  close(): Promise<void>;
+}
+
+/** The configured accounts; without any, one local account plus one per midjourney channel. */
+export function imageBotAccounts(config: Config): AccountSettings[] {
+  const mj = config.channels.filter((c) => c.provider === "midjourney" && c.enabled);
+  if (config.imageBot.accounts.length > 0) return config.imageBot.accounts.map((a) => ({ ...a }));
+  const base = { channelId: "", instanceId: "", modes: ["FAST" as const], remark: "", remix: false, remixAutoSubmit: false, enabled: true, queueSize: 10, botTypes: ["PRIMARY_BOT" as const, "ANIME_BOT" as const] };
+  return [{ ...base, id: "local", channel: "local", concurrency: 3 }, ...mj.map((c) => ({ ...base, id: c.name, channel: c.name, concurrency: 10, remark: `midjourney-proxy ${c.name}` }))];
+}
+
+function taskFiles(files: FileDeps): TaskFiles {
+  return {
+    async put(bytes, o) {
+      return (await files.blobs.put(bytes, { mimeType: o.mimeType, kind: o.kind, ...(o.ownerKeyId ? { ownerKeyId: o.ownerKeyId } : {}) })).id;
+    },
+    async read(id) {
+      const blob = await files.blobs.open(id);
+      if (!blob) throw new Error(`file ${id} is gone`);
+      const chunks: Buffer[] = [];
+      for await (const c of blob.stream) chunks.push(c as Buffer);
+      const data = Buffer.concat(chunks);
+      return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), mimeType: blob.record.mimeType };
+    },
+    url: (id, base) => signFileUrl(base, id, IMAGE_BOT_URL_EXPIRY, files.urlSecret),
+  };
+}
+
+export async function createTaskDeps(config: Config, storage: Storage, files: FileDeps, now: () => number): Promise<TaskDeps> {
+  const t = config.tasks;
+  const runner = new TaskRunner({
+    storage,
+    now,
+    timeoutMs: t.timeoutMs,
+    sweepIntervalMs: t.sweepIntervalMs,
+    callbacks: {
+      secret: t.callbackSecret,
+      allowPrivate: t.callbackAllowPrivate,
+      timeoutMs: t.callbackTimeoutMs,
+      maxAttempts: t.callbackAttempts,
+      baseDelayMs: t.callbackBackoffMs,
+      maxDelayMs: t.callbackMaxBackoffMs,
+      pollMs: 500,
+      concurrency: 8,
+    },
+  });
+
+  const notifyToken = (channel: string) => createHmac("sha256", files.urlSecret).update(`mj-notify:${channel}`).digest("hex").slice(0, 32);
+  const local = localImageBotProvider({ taskMs: config.local.taskMs ?? DEFAULT_LOCAL_TASK_MS, tileSize: config.imageBot.tileSize });
+  const clients: MidjourneyClient[] = [];
+  const midjourney = new Map<string, MidjourneyProvider>();
+  for (const c of config.channels.filter((ch) => ch.provider === "midjourney" && ch.enabled)) {
+    const client = midjourneyClient({ channel: c.name, baseUrl: c.baseUrl, apiSecret: c.apiKey, timeoutMs: config.upstream.connectTimeoutMs ?? 30_000 });
+    clients.push(client);
+    const notifyUrl = config.publicUrl ? `${config.publicUrl.replace(/\/+$/, "")}/upstream/midjourney/${encodeURIComponent(c.name)}/notify?token=${notifyToken(c.name)}` : undefined;
+    midjourney.set(c.name, midjourneyProvider(client, { pollIntervalMs: config.imageBot.pollIntervalMs, notifyUrl }));
+  }
+  const provider = (account: AccountSettings): ImageBotProvider => {
+    if (account.channel === "local") return local;
+    const p = midjourney.get(account.channel);
+    if (!p) throw new Error(`account ${account.id} names channel ${account.channel}, which is not an enabled midjourney channel`);
+    return p;
+  };
+
+  const pool = new AccountPool(imageBotAccounts(config), storage.taskAccounts, runner, now);
+  await pool.load();
+  const imageBot: ImageBotDeps = {
+    runner,
+    pool,
+    provider,
+    files: taskFiles(files),
+    settings: {
+      bannedWords: config.imageBot.bannedWords,
+      translateModel: config.imageBot.translateModel,
+      globalNotifyHook: t.notifyHook,
+      allowPrivateCallbacks: t.callbackAllowPrivate,
+      publicUrl: config.publicUrl,
+    },
+    keys: storage.keys,
+    callbackBody: (task) => JSON.stringify(fromCoreTask(task)),
+    now,
+  };
+  runner.register(imageBotHandler(imageBot));
+
+  return {
+    runner,
+    imageBot,
+    midjourney,
+    notifyToken,
+    async close() {
+      await runner.stop();
+      await Promise.allSettled(clients.map((c) => c.close()));
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// Validation of Messages requests: every rule of spec 4.3 and the error text
+// the real API would give (field path + pydantic-style message).
+import t from "tap";
+import type { z } from "zod";
+import { describeIssues, issueText, pydanticMessages } from "../../../src/facades/messages/issues.js";
+import * as wire from "../../../src/facades/messages/wire.js";
+
+const ok = { model: "claude-x", max_tokens: 100, messages: [{ role: "user", content: "hi" }] };
+
+function check(body: unknown, schema: z.ZodType = wire.messagesRequest): string {
+  const r = schema.safeParse(body, { error: pydanticMessages, reportInput: true });
+  return r.success ? "ok" : issueText(describeIssues(r.error.issues));
+}
+
+const png = Buffer.from("png").toString("base64");
+
+const cases: [string, unknown, string][] = [
+  ["minimal", ok, "ok"],
+  ["missing max_tokens", { model: "m", messages: ok.messages }, "max_tokens: Field required"],
+  ["max_tokens string", { ...ok, max_tokens: "10" }, "max_tokens: Input should be a valid number"],
+  ["max_tokens fraction", { ...ok, max_tokens: 1.5 }, "max_tokens: Input should be a valid integer"],
+  ["max_tokens beyond int32", { ...ok, max_tokens: 2 ** 31 }, "max_tokens: Input should be less than or equal to 2147483647"],
+  ["max_tokens zero", { ...ok, max_tokens: 0 }, "max_tokens: Input should be greater than or equal to 1"],
+  ["missing model", { max_tokens: 1, messages: ok.messages }, "model: Field required"],
+  ["empty model", { ...ok, model: "" }, "model: String should have at least 1 character"],
+  ["long model", { ...ok, model: "m".repeat(257) }, "model: String should have at most 256 characters"],
+  ["messages not a list", { ...ok, messages: "hi" }, "messages: Input should be a valid list"],
+  ["no messages", { ...ok, messages: [] }, "messages: List should have at least 1 item after validation, not 0"],
+  ["bad role", { ...ok, messages: [{ role: "system", content: "x" }] }, "messages.0.role: Input should be 'user' or 'assistant'"],
+  ["empty text block", { ...ok, messages: [{ role: "user", content: [{ type: "text", text: "" }] }] }, "messages.0.content.0.text: String should have at least 1 character"],
+  ["text block missing text", { ...ok, messages: [{ role: "user", content: [{ type: "text", text: "a" }, { type: "text" }] }] }, "messages.0.content.1.text: Field required"],
+  ["unknown block", { ...ok, messages: [{ role: "user", content: [{ type: "audio" }] }] }, "messages.0.content.0: Input tag 'audio' found using 'type' does not match any of the expected tags: 'text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'"],
+  ["content number", { ...ok, messages: [{ role: "user", content: 5 }] }, "messages.0.content: Input should be a valid string or a valid list"],
+  ["empty user content", { ...ok, messages: [{ role: "user", content: "" }] }, "messages.0: all messages must have non-empty content except for the optional final assistant message"],
+  ["empty final assistant", { ...ok, messages: [{ role: "user", content: "a" }, { role: "assistant", content: "" }] }, "ok"],
+  ["trailing whitespace", { ...ok, messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b " }] }, "messages: final assistant content cannot end with trailing whitespace"],
+  ["image ok", { ...ok, messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: png } }] }] }, "ok"],
+  ["image url", { ...ok, messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }] }] }, "ok"],
+  ["image media type", { ...ok, messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/bmp", data: png } }] }] }, "messages.0.content.0.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"],
+  ["image not base64", { ...ok, messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "%%%" } }] }] }, "messages.0.content.0.source.data: Input should be a valid base64 string"],
+  ["document pdf", { ...ok, messages: [{ role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: png } }] }] }, "ok"],
+  ["tool_result blocks", { ...ok, messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "r" }], is_error: true }] }] }, "ok"],
+  ["tool_result no id", { ...ok, messages: [{ role: "user", content: [{ type: "tool_result", content: "r" }] }] }, "messages.0.content.0.tool_use_id: Field required"],
+  ["tool_use input not object", { ...ok, messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: 3 }] }] }, "messages.0.content.0.input: Input should be a valid dictionary"],
+  ["thinking without signature", { ...ok, messages: [{ role: "assistant", content: [{ type: "thinking", thinking: "x" }] }] }, "messages.0.content.0.signature: Field required"],
+  ["cache_control bad", { ...ok, messages: [{ role: "user", content: [{ type: "text", text: "a", cache_control: { type: "forever" } }] }] }, "messages.0.content.0.cache_control.type: Input should be 'ephemeral'"],
+  ["temperature high", { ...ok, temperature: 1.5 }, "temperature: Input should be less than or equal to 1"],
+  ["top_p negative", { ...ok, top_p: -0.1 }, "top_p: Input should be greater than or equal to 0"],
+  ["top_k zero", { ...ok, top_k: 0 }, "top_k: Input should be greater than or equal to 1"],
+  ["stop_sequences not list", { ...ok, stop_sequences: "x" }, "stop_sequences: Input should be a valid list"],
+  ["user_id long", { ...ok, metadata: { user_id: "u".repeat(257) } }, "metadata.user_id: String should have at most 256 characters"],
+  ["stream not bool", { ...ok, stream: "yes" }, "stream: Input should be a valid boolean"],
+  ["thinking small budget", { ...ok, thinking: { type: "enabled", budget_tokens: 100 } }, "thinking.budget_tokens: Input should be greater than or equal to 1024"],
+  ["thinking budget >= max_tokens", { ...ok, max_tokens: 2000, thinking: { type: "enabled", budget_tokens: 2000 } }, "thinking.budget_tokens: Input should be less than max_tokens"],
+  ["thinking ok", { ...ok, max_tokens: 2000, thinking: { type: "enabled", budget_tokens: 1024 } }, "ok"],
+  ["thinking disabled", { ...ok, thinking: { type: "disabled" } }, "ok"],
+  ["thinking bad type", { ...ok, thinking: { type: "on" } }, "thinking: Input tag 'on' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'"],
+  ["custom tool", { ...ok, tools: [{ name: "get_weather", input_schema: { type: "object" } }] }, "ok"],
+  ["custom tool typed", { ...ok, tools: [{ type: "custom", name: "f", input_schema: { type: "object" } }] }, "ok"],
+  ["tool without schema", { ...ok, tools: [{ name: "f" }] }, "tools.0.input_schema: Field required"],
+  ["tool name pattern", { ...ok, tools: [{ name: "a b", input_schema: { type: "object" } }] }, "tools.0.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"],
+  ["tool name too long", { ...ok, tools: [{ name: "a".repeat(65), input_schema: { type: "object" } }] }, "tools.0.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"],
+  ["duplicate tools", { ...ok, tools: [{ name: "f", input_schema: { type: "object" } }, { name: "f", input_schema: { type: "object" } }] }, "tools.1.name: Tool names must be unique."],
+  ["computer tool", { ...ok, tools: [{ type: "computer_20241022", name: "computer", display_width_px: 1024, display_height_px: 768, display_number: 1 }] }, "ok"],
+  ["computer newer", { ...ok, tools: [{ type: "computer_20250124", name: "computer", display_width_px: 1024, display_height_px: 768 }] }, "ok"],
+  ["computer no size", { ...ok, tools: [{ type: "computer_20241022", name: "computer" }] }, "tools.0.display_width_px: Field required"],
+  ["bash tool", { ...ok, tools: [{ type: "bash_20241022", name: "bash" }] }, "ok"],
+  ["bash wrong name", { ...ok, tools: [{ type: "bash_20241022", name: "sh" }] }, "tools.0.name: Input should be 'bash'"],
+  ["text editor", { ...ok, tools: [{ type: "text_editor_20241022", name: "str_replace_editor" }] }, "ok"],
+  ["unknown tool type", { ...ok, tools: [{ type: "teleport_20241022", name: "x" }] }, "tools.0: Input tag 'teleport_20241022' found using 'type' does not match any of the expected tags"],
+  ["tool_choice auto", { ...ok, tool_choice: { type: "auto", disable_parallel_tool_use: true } }, "ok"],
+  ["tool_choice any without tools", { ...ok, tool_choice: { type: "any" } }, "tool_choice: tool_choice may only be specified while providing tools"],
+  ["tool_choice tool no name", { ...ok, tools: [{ name: "f", input_schema: { type: "object" } }], tool_choice: { type: "tool" } }, "tool_choice.name: Field required"],
+  ["tool_choice unknown tool", { ...ok, tools: [{ name: "f", input_schema: { type: "object" } }], tool_choice: { type: "tool", name: "g" } }, "tool_choice.name: Tool 'g' not found in tools"],
+  ["tool_choice bad type", { ...ok, tool_choice: { type: "maybe" } }, "tool_choice: Input tag 'maybe' found using 'type' does not match any of the expected tags: 'auto', 'any', 'tool', 'none'"],
+  ["system blocks", { ...ok, system: [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }] }, "ok"],
+  ["system number", { ...ok, system: 3 }, "system: Input should be a valid string or a valid list"],
+  ["unknown fields pass", { ...ok, service_tier: "auto", container: null }, "ok"],
+  ["body not object", [1, 2], "Input should be a valid dictionary"],
+];
+
+for (const [name, body, want] of cases) {
+  t.test(name, async (t) => {
+    t.equal(check(body), want);
+  });
+}
+
+t.test("count_tokens shape: no max_tokens needed", async (t) => {
+  t.equal(check({ model: "m", messages: [{ role: "user", content: "x" }] }, wire.countTokensRequest), "ok");
+  t.equal(check({ model: "m" }, wire.countTokensRequest), "messages: Field required");
+});
+
+t.test("models query", async (t) => {
+  t.same(wire.listModelsQuery.parse({ limit: "5", after_id: "a" }), { limit: 5, after_id: "a" });
+  t.equal(wire.listModelsQuery.safeParse({ limit: "0" }).success, false);
+});

@@ -1,0 +1,131 @@
+// The shared upstream HTTP layer: SSE parsing over Node streams, retry-after,
+// paths, error mapping, pools and the log.
+import t from "tap";
+import { Readable } from "node:stream";
+import { Code } from "@connectrpc/connect";
+import { sseEvents } from "../../../src/providers/http/sse.js";
+import { retryAfterMs, transportError, upstreamHttpError } from "../../../src/providers/http/errors.js";
+import { postJson, upstreamPath, readJson } from "../../../src/providers/http/request.js";
+import { upstreamPools } from "../../../src/providers/http/pools.js";
+import { jsonLogger } from "../../../src/providers/http/log.js";
+import { errorDetail } from "../../../src/core/errors.js";
+import { startFakeUpstream } from "../../fixtures/fake-upstream.js";
+import { testUpstream } from "../../fixtures/upstream.js";
+
+async function events(chunks: (string | Buffer)[]) {
+  const out: { event: string | undefined; data: string }[] = [];
+  for await (const e of sseEvents(Readable.from(chunks.map((c) => (typeof c === "string" ? Buffer.from(c) : c))), "x")) out.push(e);
+  return out;
+}
+
+t.test("SSE: line endings, comments, multi-line data, splits anywhere, UTF-8 split across chunks, no final blank line", async (t) => {
+  const euro = Buffer.from("data: 5€\n\n");
+  t.same(await events(["event: a\r\ndata: 1\r\n\r\n", ": comment\n", "data: x\ndata: y\n\n", "da", "ta: {\"k\"", ":1}\n", "\n", euro.subarray(0, 8), euro.subarray(8), "event: last\ndata: end"]), [
+    { event: "a", data: "1" },
+    { event: undefined, data: "x\ny" },
+    { event: undefined, data: '{"k":1}' },
+    { event: undefined, data: "5€" },
+    { event: "last", data: "end" },
+  ]);
+});
+
+t.test("SSE: a broken body is a ConnectError", async (t) => {
+  const body = new Readable({
+    read() {
+      this.push("data: 1\n\n");
+      this.destroy(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }));
+    },
+  });
+  const seen: string[] = [];
+  const err = await (async () => {
+    for await (const e of sseEvents(body, "x")) seen.push(e.data);
+  })().then(() => undefined, (e: unknown) => e);
+  t.same(seen, ["1"]);
+  t.equal(errorDetail(err as never)?.reason, "upstream_stream_truncated");
+});
+
+t.test("retry-after forms", async (t) => {
+  const now = Date.UTC(2026, 0, 1);
+  t.equal(retryAfterMs({ "retry-after": "7" }), 7000);
+  t.equal(retryAfterMs({ "retry-after": "1.5" }), 1500);
+  t.equal(retryAfterMs({ "retry-after-ms": "250", "retry-after": "7" }), 250);
+  t.equal(retryAfterMs({ "retry-after": new Date(now + 30_000).toUTCString() }, now), 30_000);
+  t.equal(retryAfterMs({ "retry-after": "soon" }), undefined);
+  t.equal(retryAfterMs({}), undefined);
+});
+
+t.test("status and transport error mapping", async (t) => {
+  const table: [number, Code, string][] = [
+    [400, Code.InvalidArgument, "upstream_invalid_request"],
+    [401, Code.Internal, "upstream_auth"],
+    [403, Code.Internal, "upstream_auth"],
+    [404, Code.NotFound, "upstream_model_not_found"],
+    [408, Code.DeadlineExceeded, "upstream_timeout"],
+    [413, Code.InvalidArgument, "request_too_large"],
+    [422, Code.InvalidArgument, "upstream_invalid_request"],
+    [429, Code.ResourceExhausted, "rate_limited"],
+    [500, Code.Internal, "upstream_error"],
+    [502, Code.Unavailable, "upstream_error"],
+    [503, Code.Unavailable, "overloaded"],
+    [504, Code.DeadlineExceeded, "upstream_timeout"],
+    [529, Code.Unavailable, "overloaded"],
+  ];
+  for (const [status, code, reason] of table) {
+    const e = upstreamHttpError({ status, vendor: "v", body: "secret body sk-123" });
+    t.same([e.code, errorDetail(e)?.reason], [code, reason], String(status));
+    t.notMatch(e.message, /secret|sk-123/);
+  }
+  const tt: [unknown, string, Code, string][] = [
+    [{ code: "UND_ERR_HEADERS_TIMEOUT" }, "connect", Code.DeadlineExceeded, "upstream_timeout"],
+    [{ code: "UND_ERR_BODY_TIMEOUT" }, "body", Code.DeadlineExceeded, "upstream_timeout"],
+    [{ code: "UND_ERR_CONNECT_TIMEOUT" }, "connect", Code.Unavailable, "upstream_unavailable"],
+    [{ code: "ECONNREFUSED" }, "connect", Code.Unavailable, "upstream_unavailable"],
+    [{ code: "UND_ERR_ABORTED" }, "connect", Code.Canceled, "canceled"],
+    [{ code: "ECONNRESET" }, "body", Code.Unavailable, "upstream_stream_truncated"],
+  ];
+  for (const [err, phase, code, reason] of tt) {
+    const e = transportError(err, "v", phase as "connect" | "body");
+    t.same([e.code, errorDetail(e)?.reason], [code, reason]);
+  }
+});
+
+t.test("paths under a base URL", async (t) => {
+  t.equal(upstreamPath(new URL("http://h/v1"), "/chat/completions"), "/v1/chat/completions");
+  t.equal(upstreamPath(new URL("http://h/v1/"), "/chat/completions"), "/v1/chat/completions");
+  t.equal(upstreamPath(new URL("http://h"), "/v1/messages"), "/v1/messages");
+  t.equal(upstreamPath(new URL("http://h/v1beta"), "/models/m:x", { alt: "sse" }), "/v1beta/models/m:x?alt=sse");
+});
+
+t.test("postJson: one pool per channel, keep-alive reuse, headers, unreachable upstream", async (t) => {
+  const fake = await startFakeUpstream(() => ({ json: { ok: true } }));
+  t.teardown(() => fake.close());
+  const pools = upstreamPools();
+  t.teardown(() => pools.close());
+  t.equal(pools.get("a", fake.url, { connectTimeoutMs: 1000, connections: 2 }), pools.get("a", fake.url, { connectTimeoutMs: 1000, connections: 2 }), "created once");
+  const up = testUpstream("openai", `${fake.url}/v1`, { pools, headers: { authorization: "Bearer k", "x-extra": "1" } });
+  for (let i = 0; i < 3; i++) {
+    const res = await postJson(up, "/x", { i }, { signal: new AbortController().signal, requestId: "r", parseError: () => ({}) });
+    t.same(await readJson(up, res), { ok: true });
+  }
+  t.same(fake.requests.map((r) => [r.path, r.body.i, r.headers["x-extra"], r.headers["content-type"]]), [
+    ["/v1/x", 0, "1", "application/json"],
+    ["/v1/x", 1, "1", "application/json"],
+    ["/v1/x", 2, "1", "application/json"],
+  ]);
+  const down = testUpstream("openai", "http://127.0.0.1:9/v1", { channel: "down" });
+  t.teardown(() => down.pools.close());
+  const err = await postJson(down, "/x", {}, { signal: new AbortController().signal, requestId: "r", parseError: () => ({}) }).then(() => undefined, (e: unknown) => e);
+  t.equal(errorDetail(err as never)?.reason, "upstream_unavailable");
+});
+
+t.test("the JSON logger honours its level", async (t) => {
+  const lines: string[] = [];
+  const log = jsonLogger("warn", (l) => lines.push(l));
+  log.debug({ a: 1 }, "hidden");
+  log.warn({ err: new Error("boom"), channel: "c" }, "shown");
+  t.equal(lines.length, 1);
+  t.match(JSON.parse(lines[0]!), { level: 40, msg: "shown", channel: "c", err: { type: "Error", message: "boom" } });
+  const silent: string[] = [];
+  jsonLogger("silent", (l) => silent.push(l)).warn({}, "x");
+  t.equal(silent.length, 0);
+});

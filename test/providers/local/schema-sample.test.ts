@@ -1,0 +1,191 @@
+import t from "tap";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { promptHints } from "../../../src/providers/local/prompt.js";
+import { sampleRegex } from "../../../src/providers/local/regex-sample.js";
+import { sampleArguments, sampleSchema } from "../../../src/providers/local/schema-sample.js";
+import { newAjv } from "./fixtures.js";
+
+const ajv = newAjv();
+
+/** Gemini schemas spell types in capitals; JSON Schema (and ajv) want lower case. */
+function lowerTypes(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(lowerTypes);
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === "type" && typeof x === "string" ? x.toLowerCase() : lowerTypes(x)]));
+  return v;
+}
+
+const cases: Array<{ name: string; prompt: string; schema: JsonObject }> = [
+  {
+    name: "weather with enum and bounded integer",
+    prompt: "What's the weather in Paris for 3 days, in celsius?",
+    schema: {
+      type: "object",
+      properties: { city: { type: "string" }, unit: { type: "string", enum: ["fahrenheit", "celsius"] }, days: { type: "integer", minimum: 1, maximum: 7 } },
+      required: ["city", "unit", "days"],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: "nested objects and arrays",
+    prompt: "Book a trip",
+    schema: {
+      type: "object",
+      properties: {
+        traveller: { type: "object", properties: { name: { type: "string", minLength: 2 }, age: { type: "integer", minimum: 18 } }, required: ["name", "age"] },
+        legs: { type: "array", minItems: 2, maxItems: 3, items: { type: "object", properties: { from: { type: "string" }, to: { type: "string" } }, required: ["from", "to"] } },
+        tags: { type: "array", items: { type: "string", enum: ["a", "b"] }, uniqueItems: true },
+      },
+      required: ["traveller", "legs"],
+    },
+  },
+  {
+    name: "string formats",
+    prompt: "Schedule it",
+    schema: {
+      type: "object",
+      properties: {
+        day: { type: "string", format: "date" },
+        at: { type: "string", format: "date-time" },
+        time: { type: "string", format: "time" },
+        mail: { type: "string", format: "email" },
+        site: { type: "string", format: "uri" },
+        id: { type: "string", format: "uuid" },
+        ip: { type: "string", format: "ipv4" },
+        ip6: { type: "string", format: "ipv6" },
+        host: { type: "string", format: "hostname" },
+        every: { type: "string", format: "duration" },
+      },
+      required: ["day", "at", "time", "mail", "site", "id", "ip", "ip6", "host", "every"],
+    },
+  },
+  {
+    name: "numeric constraints",
+    prompt: "numbers please",
+    schema: {
+      type: "object",
+      properties: {
+        ratio: { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1 },
+        step: { type: "number", minimum: 0.3, multipleOf: 0.25 },
+        negative: { type: "integer", maximum: -5 },
+        big: { type: "integer", minimum: 1000, multipleOf: 7 },
+      },
+      required: ["ratio", "step", "negative", "big"],
+    },
+  },
+  {
+    name: "string lengths and patterns",
+    prompt: "codes",
+    schema: {
+      type: "object",
+      properties: {
+        short: { type: "string", maxLength: 3 },
+        long: { type: "string", minLength: 40 },
+        zip: { type: "string", pattern: "^\\d{5}$" },
+        sku: { type: "string", pattern: "^[A-Z]{3}-[0-9]{2,4}$" },
+        slug: { type: "string", pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" },
+        alt: { type: "string", pattern: "^(red|green)$" },
+      },
+      required: ["short", "long", "zip", "sku", "slug", "alt"],
+    },
+  },
+  {
+    name: "refs, definitions and recursion",
+    prompt: "tree",
+    schema: {
+      type: "object",
+      definitions: { node: { type: "object", properties: { label: { type: "string" }, children: { type: "array", items: { $ref: "#/definitions/node" } } }, required: ["label"] } },
+      properties: { root: { $ref: "#/definitions/node" }, other: { $ref: "#/$defs/color" } },
+      $defs: { color: { type: "string", enum: ["red", "blue"] } },
+      required: ["root", "other"],
+    },
+  },
+  {
+    name: "oneOf, anyOf, allOf, const, nullable types",
+    prompt: "mixed",
+    schema: {
+      type: "object",
+      properties: {
+        shape: {
+          oneOf: [
+            { type: "object", properties: { kind: { const: "circle" }, r: { type: "number" } }, required: ["kind", "r"] },
+            { type: "object", properties: { kind: { const: "square" }, side: { type: "number" } }, required: ["kind", "side"] },
+          ],
+        },
+        overlap: { oneOf: [{ type: "number" }, { type: "integer" }] },
+        maybe: { anyOf: [{ type: "null" }, { type: "string", minLength: 3 }] },
+        both: { allOf: [{ type: "object", properties: { a: { type: "string" } }, required: ["a"] }, { properties: { b: { type: "boolean" } }, required: ["b"] }] },
+        fixed: { const: 42 },
+        opt: { type: ["null", "integer"], minimum: 3 },
+      },
+      required: ["shape", "overlap", "maybe", "both", "fixed", "opt"],
+    },
+  },
+  {
+    name: "object size constraints and tuples",
+    prompt: "sizes",
+    schema: {
+      type: "object",
+      properties: {
+        few: { type: "object", properties: { a: { type: "string" }, b: { type: "string" }, c: { type: "string" } }, required: ["a"], maxProperties: 2 },
+        many: { type: "object", minProperties: 3, additionalProperties: { type: "integer" } },
+        pair: { type: "array", items: [{ type: "string" }, { type: "integer" }], additionalItems: false },
+        uniq: { type: "array", items: { type: "integer", minimum: 1, maximum: 9 }, minItems: 4, uniqueItems: true },
+      },
+      required: ["few", "many", "pair", "uniq"],
+    },
+  },
+  {
+    name: "Gemini-style upper-case types",
+    prompt: "Find hotels in Rome",
+    schema: { type: "OBJECT", properties: { location: { type: "STRING" }, stars: { type: "INTEGER" }, open: { type: "BOOLEAN" } }, required: ["location", "stars"] },
+  },
+  { name: "empty schema", prompt: "anything", schema: {} },
+];
+
+t.test("sampled arguments validate against their schema", async (t) => {
+  for (const c of cases) {
+    const v = sampleArguments(c.schema, promptHints(c.prompt));
+    const validate = ajv.compile(lowerTypes(c.schema) as JsonObject);
+    t.ok(validate(v), `${c.name}: ${JSON.stringify(v)} ${JSON.stringify(validate.errors)}`);
+  }
+});
+
+t.test("the same schema and prompt give the same instance", async (t) => {
+  for (const c of cases) t.same(sampleArguments(c.schema, promptHints(c.prompt)), sampleArguments(c.schema, promptHints(c.prompt)), c.name);
+});
+
+t.test("values come from the prompt where natural", async (t) => {
+  const weather = sampleArguments(cases[0]!.schema, promptHints(cases[0]!.prompt));
+  t.same(weather, { city: "Paris", unit: "celsius", days: 3 });
+  t.equal(sampleArguments({ type: "object", properties: { location: { type: "string" } } }, promptHints("Is it raining in New York today?")).location, "New York");
+  t.equal(sampleArguments({ type: "object", properties: { location: { type: "string" } } }, promptHints("Tokyo weather")).location, "Tokyo");
+  t.equal(sampleArguments({ type: "object", properties: { query: { type: "string" } } }, promptHints("search for cheap flights")).query, "search for cheap flights");
+  t.equal(sampleArguments({ type: "object", properties: { when: { type: "string", format: "date" } } }, promptHints("on 2024-03-09 please")).when, "2024-03-09");
+  t.equal(sampleArguments({ type: "object", properties: { n: { type: "integer", maximum: 10 } } }, promptHints("pick 50 or 7")).n, 7, "skips numbers out of range");
+  t.equal(sampleArguments({ type: "object", properties: { path: { type: "string" } } }, promptHints("open /etc/hosts now")).path, "/etc/hosts");
+});
+
+t.test("JSON answers of any root type", async (t) => {
+  for (const schema of [{ type: "array", items: { type: "string" } }, { type: "string", enum: ["x", "y"] }, { type: "number" }, { type: "boolean" }, { type: "null" }] as JsonObject[]) {
+    t.ok(ajv.validate(schema, sampleSchema(schema, promptHints("hi"))), JSON.stringify(schema));
+  }
+  t.equal(sampleSchema({ type: "string", enum: ["positive", "negative", "neutral"] }, promptHints("This is negative")), "negative");
+});
+
+t.test("regex sampler", async (t) => {
+  const patterns = ["^\\d{3}-\\d{4}$", "^[A-Z][a-z]+$", "^(foo|bar)+baz?$", "^[^0-9]{2}$", "^\\w+@\\w+\\.com$", "^a.c$", "^[\\dA-F]{6}$", "^(?:ab){2,}$"];
+  for (const p of patterns) {
+    const s = sampleRegex(p);
+    t.ok(s !== undefined && new RegExp(p, "u").test(s), `${p} -> ${s}`);
+  }
+  t.equal(sampleRegex("(a)\\1"), undefined, "backreferences are beyond it");
+  t.equal(sampleRegex("(?=x)x"), undefined, "lookaheads are beyond it");
+});
+
+t.test("hostile sizes are capped", async (t) => {
+  const v = sampleArguments(
+    { type: "object", properties: { s: { type: "string", minLength: 1e9 }, a: { type: "array", minItems: 1e9 }, o: { type: "object", minProperties: 1e9 }, r: { type: "string", pattern: "^a{1000000}$" } }, required: ["s", "a", "o", "r"] },
+    promptHints("x"),
+  ) as { s: string; a: unknown[]; o: object; r: string };
+  t.ok(v.s.length <= 4096 && v.a.length <= 64 && Object.keys(v.o).length <= 64 && v.r.length <= 4096);
+});
