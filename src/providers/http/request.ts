@@ -54,20 +54,42 @@ export function upstreamPath(base: URL, path: string, query?: Record<string, str
   return `${prefix}${path}${q}`;
 }
 
-/** Reads a whole body as text, at most `limit` bytes (more is an error). */
-export async function readText(body: Readable, limit: number): Promise<string> {
+/**
+ * Drops a body we will not read. undici turns a destroy before the end into an
+ * 'error' event (RequestAbortedError); without a listener that would crash the
+ * process, so one is attached first.
+ */
+export function discard(body: Readable): void {
+  body.on("error", () => undefined);
+  body.destroy();
+}
+
+export class BodyTooLargeError extends Error {
+  override name = "BodyTooLargeError";
+  constructor(readonly limit: number) {
+    super(`body larger than ${limit} bytes`);
+  }
+}
+
+/** Reads a whole body, at most `limit` bytes; more is a BodyTooLargeError (and the rest is dropped). */
+export async function readBody(body: Readable, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of body) {
     const b = c as Buffer;
     size += b.length;
     if (size > limit) {
-      body.destroy();
-      throw new Error(`body larger than ${limit} bytes`);
+      discard(body);
+      throw new BodyTooLargeError(limit);
     }
     chunks.push(b);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+/** Reads a whole body as text, at most `limit` bytes (more is an error). */
+export async function readText(body: Readable, limit: number): Promise<string> {
+  return (await readBody(body, limit)).toString("utf8");
 }
 
 function safeJson(text: string): unknown {
@@ -111,7 +133,7 @@ export async function postJson(
   try {
     text = await readText(res.body, MAX_ERROR_BODY);
   } catch {
-    res.body.destroy();
+    discard(res.body);
   }
   const info = opts.parseError(res.statusCode, safeJson(text));
   up.log.warn(

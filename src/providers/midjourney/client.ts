@@ -3,6 +3,7 @@
 // result images from wherever it hosts them.
 import { Agent, Pool, request, type Dispatcher } from "undici";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { BodyTooLargeError, readBody as readLimited } from "../http/request.js";
 
 export interface MidjourneyClientOptions {
   channel: string;
@@ -29,17 +30,12 @@ export function apiPrefix(base: URL): string {
 }
 
 async function readBody(body: Dispatcher.ResponseData<unknown>["body"], limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of body) {
-    size += (c as Buffer).length;
-    if (size > limit) {
-      body.destroy();
-      throw new ConnectError("the upstream's answer is too large", Code.Unavailable);
-    }
-    chunks.push(c as Buffer);
+  try {
+    return await readLimited(body, limit);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw new ConnectError("the upstream's answer is too large", Code.Unavailable);
+    throw err;
   }
-  return Buffer.concat(chunks);
 }
 
 export function midjourneyClient(opts: MidjourneyClientOptions): MidjourneyClient {

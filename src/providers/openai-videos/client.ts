@@ -7,6 +7,7 @@ import type { UpstreamLogger } from "../http/log.js";
 import { fromVendorError, VENDOR } from "./errors.js";
 import type { CreateForm } from "./videos.js";
 import { video, type Variant, type Video } from "./wire.js";
+import { readBody } from "../http/request.js";
 
 export interface OpenAIVideosClientOptions {
   channel: string;
@@ -32,20 +33,6 @@ export interface OpenAIVideosClient {
   close(): Promise<void>;
 }
 
-async function readBody(body: Dispatcher.ResponseData["body"], limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of body) {
-    size += (c as Buffer).length;
-    if (size > limit) {
-      body.on("error", () => undefined);
-      body.destroy();
-      throw new Error(`body larger than ${limit} bytes`);
-    }
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
 
 export function openaiVideosClient(opts: OpenAIVideosClientOptions): OpenAIVideosClient {
   const base = new URL(opts.baseUrl.replace(/\/+$/, "") + "/");

@@ -7,6 +7,7 @@ import { Code } from "@connectrpc/connect";
 import { coreError } from "../../core/errors.js";
 import { fromTransportError, fromVendorError } from "./errors.js";
 import type { VendorFile } from "./images.js";
+import { discard } from "../http/request.js";
 
 export interface OpenAIClientOptions {
   /** Channel name, for errors and logs. */
@@ -108,7 +109,7 @@ export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
         for await (const chunk of res.body) {
           size += (chunk as Buffer).length;
           if (size > maxDownload) {
-            res.body.destroy();
+            discard(res.body);
             throw badResponse(opts.channel);
           }
           chunks.push(chunk as Buffer);

@@ -7,6 +7,7 @@ import type { UpstreamLogger } from "../http/log.js";
 import { fromVendorError, VENDOR } from "./errors.js";
 import type { SubmitBody } from "./generations.js";
 import { submitted, task, type Task } from "./wire.js";
+import { readBody } from "../http/request.js";
 
 export interface VideoGatewayClientOptions {
   channel: string;
@@ -31,20 +32,6 @@ export interface VideoGatewayClient {
   close(): Promise<void>;
 }
 
-async function readBody(body: Dispatcher.ResponseData["body"], limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of body) {
-    size += (c as Buffer).length;
-    if (size > limit) {
-      body.on("error", () => undefined);
-      body.destroy();
-      throw new Error(`body larger than ${limit} bytes`);
-    }
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
 
 const parseJson = (b: Buffer): unknown => {
   try {
