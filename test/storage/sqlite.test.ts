@@ -95,3 +95,16 @@ t.test("files: metadata and expiry listing", async (t) => {
   t.equal((await s.files.get("f2"))?.expireTime, undefined);
   t.equal(await s.files.delete("f1"), true);
 });
+
+t.test("usage: records are batched, yet queries and close see every one", async (t) => {
+  const dir = tempDir();
+  const s = openSqliteStorage(dir);
+  const base = { keyId: "kb", format: "messages", model: "m", channel: "local", inputTokens: 1, outputTokens: 1, images: 0, seconds: 0, credits: 0, status: "ok", latencyMs: 1, requestId: "r" };
+  for (let i = 0; i < 300; i++) await s.usage.record({ ...base, time: i });
+  t.equal((await s.usage.query({ keyId: "kb" })).totals.requests, 300, "a query flushes what is queued");
+  await s.usage.record({ ...base, time: 1000 });
+  await s.close();
+  const again = openSqliteStorage(dir);
+  t.teardown(() => again.close());
+  t.equal((await again.usage.query({ keyId: "kb" })).totals.requests, 301, "close flushed the last record");
+});

@@ -55,12 +55,13 @@ export function openSqliteStorage(dataDir: string, opts: { migrations?: Migratio
   } catch (err) {
     throw new StorageError(`OMNIGATE_DATA_DIR: cannot open ${file}: ${(err as Error).message}`);
   }
+  const usage = sqliteUsageStore(db);
   let closed = false;
   return {
     kind: "sqlite",
     keys: sqliteKeyStore(db),
     tasks: sqliteTaskStore(db),
-    usage: sqliteUsageStore(db),
+    usage,
     files: sqliteFileStore(db),
     cachedContents: sqliteCachedContentStore(db),
     outbox: sqliteTaskOutboxStore(db),
@@ -71,6 +72,7 @@ export function openSqliteStorage(dataDir: string, opts: { migrations?: Migratio
     async close() {
       if (closed) return;
       closed = true;
+      usage.flush();
       db.close();
     },
   };
