@@ -21,3 +21,15 @@ export const requestIdKey = createContextKey<string>("", { description: "request
 /** Header names facades use to tell the core about the original request. */
 export const FORMAT_HEADER = "omnigate-format";
 export const REQUEST_ID_HEADER = "request-id";
+
+/**
+ * What a service may tell the usage meter (tenancy/unary-meter.ts) about a
+ * call it cannot see from the request or response, such as the channel that
+ * took an image-bot task. Set by the meter on calls it records; mutable.
+ */
+export interface UsageNote {
+  channel?: string;
+  model?: string;
+}
+
+export const usageNoteKey = createContextKey<UsageNote | undefined>(undefined, { description: "usage record details from the service" });

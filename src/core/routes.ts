@@ -18,6 +18,7 @@ import { chatMeterInterceptor } from "./tenancy/chat-meter.js";
 import { tenancyInterceptor } from "./tenancy/interceptor.js";
 import { unaryMeterInterceptor } from "./tenancy/unary-meter.js";
 import type { RateLimiter } from "./tenancy/limiter.js";
+import type { UsageStore } from "../storage/types.js";
 import type { PriceTable } from "./tenancy/prices.js";
 import { TaskService } from "../../gen/omnigate/task/v1/task_pb.js";
 import type { ImageBotDeps } from "./image-bot/deps.js";
@@ -36,8 +37,12 @@ export interface CoreDeps {
   imageBot?: ImageBotDeps;
   /** Video tasks (/v1/video/generations, /v1/videos); registered when given. */
   video?: VideoServiceDeps;
-  /** Scopes, rate limits and budgets, applied to every call after authentication. */
-  tenancy: { limiter: RateLimiter; budgets: Budgets; prices: PriceTable };
+  /**
+   * Scopes, rate limits and budgets, applied to every call after authentication;
+   * `usage` receives the usage records of calls whose service writes none itself
+   * (image-bot submits, video), timed with `now`.
+   */
+  tenancy: { limiter: RateLimiter; budgets: Budgets; prices: PriceTable; usage?: UsageStore; now?: () => number };
   /** Interceptors that run before authentication (metrics, logging). */
   outerInterceptors?: Interceptor[];
 }

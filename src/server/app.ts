@@ -39,7 +39,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
-    routerOptions: { constraints: { wire: wireConstraint } },
+    // tRPC batches put every procedure name of a batch into one path parameter ("a.b,c.d,..."): 100 characters is too few.
+    routerOptions: { constraints: { wire: wireConstraint }, maxParamLength: 5000 },
   });
 
   app.addHook("onRequest", async (req, reply) => {

@@ -11,6 +11,7 @@
 import { Capability } from "../../gen/omnigate/model/v1/model_pb.js";
 import { IMAGE_PROFILE_IDS, type Config } from "../config.js";
 import { displayName, type ModelEntry } from "../core/model/catalog.js";
+import type { ChannelStates } from "../core/routing/channel-state.js";
 import { channelChatRouting, localOnlyRouting, type ChatRouting } from "../core/routing/chat-routing.js";
 import { chatChannels, isChatVendor } from "../providers/http/chat-upstreams.js";
 import { jsonLogger, type UpstreamLogger } from "../providers/http/log.js";
@@ -55,7 +56,7 @@ export function chatChannelConfigs(config: Config): Config["channels"] {
   return config.channels.filter((c) => isChatVendor(c) && [...c.models, ...Object.keys(c.modelMap)].some((m) => !isImagePattern(m, images)));
 }
 
-export function createChatDeps(config: Config, local: ChatProvider, localEntries: ModelEntry[], opts: { now?: () => number; log?: UpstreamLogger } = {}): ChatDeps {
+export function createChatDeps(config: Config, local: ChatProvider, localEntries: ModelEntry[], opts: { now?: () => number; log?: UpstreamLogger; states?: ChannelStates } = {}): ChatDeps {
   const configs = chatChannelConfigs(config);
   if (configs.length === 0) {
     return { routing: localOnlyRouting(local, config.local.chatModels ?? ["*"]), catalogEntries: localEntries, close: async () => undefined };
@@ -64,7 +65,13 @@ export function createChatDeps(config: Config, local: ChatProvider, localEntries
   const log = opts.log ?? jsonLogger(config.logLevel);
   const channels = chatChannels(configs, config.upstream, pools, log);
   const localGlobs = config.local.chatModels ?? [];
-  const routing = channelChatRouting({ channels, local: { provider: local, globs: localGlobs }, upstream: config.upstream, ...(opts.now ? { now: opts.now } : {}) });
+  const routing = channelChatRouting({
+    channels,
+    local: { provider: local, globs: localGlobs },
+    upstream: config.upstream,
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.states ? { states: opts.states } : {}),
+  });
   const images = imageNames(config);
   const byId = new Map<string, ModelEntry>();
   const add = (id: string, provider: string, channel: string) => {
@@ -74,7 +81,7 @@ export function createChatDeps(config: Config, local: ChatProvider, localEntries
       if (!e.channels.includes(channel)) e.channels.push(channel);
     } else byId.set(id, entry(id, provider, channel));
   };
-  for (const c of channels) for (const id of [...c.config.models, ...Object.keys(c.config.modelMap)]) add(id, c.config.provider, c.config.name);
+  for (const c of channels.filter((x) => x.config.enabled)) for (const id of [...c.config.models, ...Object.keys(c.config.modelMap)]) add(id, c.config.provider, c.config.name);
   for (const id of localGlobs) add(id, "local", "local");
   return { routing, catalogEntries: [...byId.values()], close: () => pools.close() };
 }

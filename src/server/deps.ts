@@ -6,6 +6,7 @@ import { Capability } from "../../gen/omnigate/model/v1/model_pb.js";
 import { staticCatalog, displayName, type ModelCatalog, type ModelEntry } from "../core/model/catalog.js";
 import { buildCore, type Core } from "../core/routes.js";
 import type { ChatRouting } from "../core/routing/chat-routing.js";
+import { channelStates, type ChannelStates } from "../core/routing/channel-state.js";
 import { createChatDeps, type ChatDeps } from "./chat-deps.js";
 import { localChatProvider } from "../providers/local/chat.js";
 import { loadSigningSecret } from "../providers/local/signing-key.js";
@@ -14,6 +15,7 @@ import type { Storage } from "../storage/types.js";
 import { createMetrics, metricsInterceptor, type Metrics } from "./metrics.js";
 import { createFileDeps, createImageDeps, type FileDeps, type ImageDeps } from "./image-deps.js";
 import { budgets } from "../core/tenancy/budget.js";
+import { taskRefunds } from "../core/tenancy/task-refunds.js";
 import { memoryLimiter, type RateLimiter } from "../core/tenancy/limiter.js";
 import { redisLimiter } from "../core/tenancy/redis-limiter.js";
 import { createClient } from "@connectrpc/connect";
@@ -47,6 +49,8 @@ export interface AppDeps {
   tasks: TaskDeps;
   /** Video providers, routing and the video kind of the task runner; closed with the app. */
   videos: VideoDeps;
+  /** Runtime state of the configured channels (enabled, last error), shared by every routing. */
+  channels: ChannelStates;
 }
 
 /** Chat models the local engine lists (it serves any name while no channel is configured). */
@@ -76,19 +80,21 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const auth = authenticator(storage.keys, { now });
   const metrics = overrides.metrics ?? createMetrics();
   const local = localChatProvider({ ...config.local, signingSecret: config.local.signingSecret || loadSigningSecret(config.dataDir) });
-  const chat = createChatDeps(config, local, localChatEntries(LOCAL_MODELS_CREATED), { now });
+  // Cooling down is the chat routing's to know; it exists once createChatDeps returns.
+  const channels = channelStates(config.channels, { now, cooling: (name) => chat.routing.cooling?.(name) ?? false });
+  const chat = createChatDeps(config, local, localChatEntries(LOCAL_MODELS_CREATED), { now, states: channels });
   const chatRouting = chat.routing;
   const files = createFileDeps(config, storage, now);
-  const images = createImageDeps(config, storage, files, now);
+  const images = createImageDeps(config, storage, files, now, channels);
   const catalog = staticCatalog([...chat.catalogEntries, ...images.catalogEntries]);
-  const tasks = await createTaskDeps(config, storage, files, now);
-  const videos = createVideoDeps(config, storage, files, tasks.runner, now);
+  const tasks = await createTaskDeps(config, storage, files, now, channels, taskRefunds({ prices: config.prices, keys: storage.keys, usage: storage.usage, now }));
+  const videos = createVideoDeps(config, storage, files, tasks.runner, now, channels);
   const limiter = config.redisUrl ? redisLimiter({ url: config.redisUrl, prefix: config.redisPrefix }) : memoryLimiter(now);
   const core = buildCore({
     auth,
     catalog,
-    admin: { keys: storage.keys, usage: storage.usage, auth, now },
-    tenancy: { limiter, budgets: budgets(storage.keys), prices: config.prices },
+    admin: { keys: storage.keys, usage: storage.usage, auth, now, channels },
+    tenancy: { limiter, budgets: budgets(storage.keys), prices: config.prices, usage: storage.usage, now },
     chat: { routing: chatRouting, usage: storage.usage, cachedContents: storage.cachedContents, prices: config.prices, now },
     image: images.service,
     imageBot: tasks.imageBot,
@@ -99,5 +105,5 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   tasks.imageBot.chat = () => chatClient;
   // Every task kind is registered on tasks.runner before this: it resumes unfinished tasks.
   await tasks.runner.start();
-  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos };
+  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos, channels };
 }

@@ -8,6 +8,7 @@ import type { ImageServiceDeps } from "../core/image/image-service.js";
 import { imageRouting } from "../core/image/image-routing.js";
 import { modelResolver } from "../core/image/profiles.js";
 import { displayName, type ModelEntry } from "../core/model/catalog.js";
+import type { ChannelStates } from "../core/routing/channel-state.js";
 import { globMatch } from "../core/routing/glob.js";
 import { localImageProvider } from "../providers/local/images/provider.js";
 import { openaiClient, type OpenAIClient } from "../providers/openai/client.js";
@@ -42,21 +43,23 @@ export function createFileDeps(config: Config, storage: Storage, now: () => numb
 /** A fixed creation time for the built-in image models so listings are stable. */
 const IMAGE_MODELS_CREATED = Date.UTC(2025, 0, 1);
 
-export function createImageDeps(config: Config, storage: Storage, files: FileDeps, now: () => number): ImageDeps {
+export function createImageDeps(config: Config, storage: Storage, files: FileDeps, now: () => number, states?: ChannelStates): ImageDeps {
   const models = modelResolver(config.images.aliases);
   const clients: OpenAIClient[] = [];
+  // Every openai channel gets a provider (a disabled one may be enabled at runtime); routing skips disabled ones.
   const upstreams = config.channels
-    .filter((c) => c.provider === "openai" && c.enabled)
+    .filter((c) => c.provider === "openai")
     .map((channel) => {
       const client = openaiClient({ channel: channel.name, baseUrl: channel.baseUrl, apiKey: channel.apiKey, now });
       clients.push(client);
       return { channel, provider: openaiImageProvider(channel.name, client) };
     });
-  const routing = imageRouting(upstreams, localImageProvider({ blocklist: config.local.blocklist }));
+  const routing = imageRouting(upstreams, localImageProvider({ blocklist: config.local.blocklist }), Math.random, states);
+  const listed = upstreams.filter((u) => u.channel.enabled);
 
   const catalogEntries = models.names().map((id): ModelEntry => {
     const profile = models.resolve(id)!.profile;
-    const channels = upstreams.filter((u) => u.channel.models.some((g) => globMatch(g, id) || globMatch(g, profile.id))).map((u) => u.channel.name);
+    const channels = listed.filter((u) => u.channel.models.some((g) => globMatch(g, id) || globMatch(g, profile.id))).map((u) => u.channel.name);
     return {
       id,
       displayName: id.startsWith("IMG_MODEL_") ? id : displayName(id),
@@ -78,6 +81,7 @@ export function createImageDeps(config: Config, storage: Storage, files: FileDep
       publicUrl: config.publicUrl,
       urlTtlMs: config.images.urlTtlMs,
       usage: storage.usage,
+      prices: config.prices,
       now,
     },
     catalogEntries,

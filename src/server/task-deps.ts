@@ -7,6 +7,7 @@ import { createHmac } from "node:crypto";
 import { DEFAULT_LOCAL_TASK_MS, type Config } from "../config.js";
 import type { AccountSettings } from "../core/image-bot/accounts.js";
 import { AccountPool } from "../core/image-bot/accounts.js";
+import type { ChannelStates } from "../core/routing/channel-state.js";
 import type { ImageBotDeps, TaskFiles } from "../core/image-bot/deps.js";
 import { imageBotHandler } from "../core/image-bot/handler.js";
 import { TaskRunner } from "../core/tasks/runner.js";
@@ -18,6 +19,7 @@ import type { ImageBotProvider } from "../providers/types.js";
 import { signFileUrl } from "../storage/blob/signed-url.js";
 import type { Storage } from "../storage/types.js";
 import type { FileDeps } from "./image-deps.js";
+import type { StoredTask } from "../core/tasks/types.js";
 
 /** Image-bot file URLs do not expire (their files have no TTL): they are signed up to this date. */
 export const IMAGE_BOT_URL_EXPIRY = Date.UTC(2100, 0, 1);
@@ -32,9 +34,13 @@ export interface TaskDeps {
   close(): Promise<void>;
 }
 
-/** The configured accounts; without any, one local account plus one per midjourney channel. */
+/**
+ * The configured accounts; without any, one local account plus one per
+ * midjourney channel (a disabled channel's account takes no task until the
+ * channel is enabled at runtime).
+ */
 export function imageBotAccounts(config: Config): AccountSettings[] {
-  const mj = config.channels.filter((c) => c.provider === "midjourney" && c.enabled);
+  const mj = config.channels.filter((c) => c.provider === "midjourney");
   if (config.imageBot.accounts.length > 0) return config.imageBot.accounts.map((a) => ({ ...a }));
   const base = { channelId: "", instanceId: "", modes: ["FAST" as const], remark: "", remix: false, remixAutoSubmit: false, enabled: true, queueSize: 10, botTypes: ["PRIMARY_BOT" as const, "ANIME_BOT" as const] };
   return [{ ...base, id: "local", channel: "local", concurrency: 3 }, ...mj.map((c) => ({ ...base, id: c.name, channel: c.name, concurrency: 10, remark: `midjourney-proxy ${c.name}` }))];
@@ -57,7 +63,14 @@ function taskFiles(files: FileDeps): TaskFiles {
   };
 }
 
-export async function createTaskDeps(config: Config, storage: Storage, files: FileDeps, now: () => number): Promise<TaskDeps> {
+export async function createTaskDeps(
+  config: Config,
+  storage: Storage,
+  files: FileDeps,
+  now: () => number,
+  states?: ChannelStates,
+  onFinished?: (task: StoredTask) => void,
+): Promise<TaskDeps> {
   const t = config.tasks;
   const runner = new TaskRunner({
     storage,
@@ -74,13 +87,15 @@ export async function createTaskDeps(config: Config, storage: Storage, files: Fi
       pollMs: 500,
       concurrency: 8,
     },
+    ...(onFinished ? { onFinished } : {}),
   });
 
   const notifyToken = (channel: string) => createHmac("sha256", files.urlSecret).update(`mj-notify:${channel}`).digest("hex").slice(0, 32);
   const local = localImageBotProvider({ taskMs: config.local.taskMs ?? DEFAULT_LOCAL_TASK_MS, tileSize: config.imageBot.tileSize });
   const clients: MidjourneyClient[] = [];
   const midjourney = new Map<string, MidjourneyProvider>();
-  for (const c of config.channels.filter((ch) => ch.provider === "midjourney" && ch.enabled)) {
+  // Every midjourney channel gets a provider: a disabled one may be enabled at runtime.
+  for (const c of config.channels.filter((ch) => ch.provider === "midjourney")) {
     const client = midjourneyClient({ channel: c.name, baseUrl: c.baseUrl, apiSecret: c.apiKey, timeoutMs: config.upstream.connectTimeoutMs ?? 30_000 });
     clients.push(client);
     const notifyUrl = config.publicUrl ? `${config.publicUrl.replace(/\/+$/, "")}/upstream/midjourney/${encodeURIComponent(c.name)}/notify?token=${notifyToken(c.name)}` : undefined;
@@ -89,11 +104,11 @@ export async function createTaskDeps(config: Config, storage: Storage, files: Fi
   const provider = (account: AccountSettings): ImageBotProvider => {
     if (account.channel === "local") return local;
     const p = midjourney.get(account.channel);
-    if (!p) throw new Error(`account ${account.id} names channel ${account.channel}, which is not an enabled midjourney channel`);
+    if (!p) throw new Error(`account ${account.id} names channel ${account.channel}, which is not a midjourney channel`);
     return p;
   };
 
-  const pool = new AccountPool(imageBotAccounts(config), storage.taskAccounts, runner, now);
+  const pool = new AccountPool(imageBotAccounts(config), storage.taskAccounts, runner, now, states ? (name) => states.isEnabled(name) : undefined);
   await pool.load();
   const imageBot: ImageBotDeps = {
     runner,
@@ -108,6 +123,7 @@ export async function createTaskDeps(config: Config, storage: Storage, files: Fi
       publicUrl: config.publicUrl,
     },
     keys: storage.keys,
+    ...(states ? { channels: states } : {}),
     callbackBody: (task) => JSON.stringify(fromCoreTask(task)),
     now,
   };

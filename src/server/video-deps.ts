@@ -1,11 +1,12 @@
 // Builds the video part of AppDeps: the local engine, one provider per
-// enabled video channel ("openai-videos", "video-gateway"), routing, the
+// video channel ("openai-videos", "video-gateway"), routing, the
 // "video" kind of the shared task runner with one queue per channel, and the
 // VideoService's dependencies. Renders and probes use <dataDir>/tmp-video,
 // emptied at start (a killed process leaves its half-made files there).
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { DEFAULT_LOCAL_TASK_MS, type Config } from "../config.js";
+import type { ChannelStates } from "../core/routing/channel-state.js";
 import type { TaskRunner } from "../core/tasks/runner.js";
 import { videoHandler } from "../core/video/video-handler.js";
 import { isVideoChannel, videoQueue, videoRouting, type VideoChannel } from "../core/video/video-routing.js";
@@ -25,7 +26,7 @@ export interface VideoDeps {
   close(): Promise<void>;
 }
 
-export function createVideoDeps(config: Config, storage: Storage, files: FileDeps, runner: TaskRunner, now: () => number): VideoDeps {
+export function createVideoDeps(config: Config, storage: Storage, files: FileDeps, runner: TaskRunner, now: () => number, states?: ChannelStates): VideoDeps {
   const upstreamLog = jsonLogger(config.logLevel);
   const log = { ...upstreamLog, error: (obj: object, msg: string) => upstreamLog.warn({ ...obj, severity: "error" }, msg) };
   const v = config.video;
@@ -35,8 +36,9 @@ export function createVideoDeps(config: Config, storage: Storage, files: FileDep
   const tmpDir = path.join(config.dataDir, "tmp-video");
   rmSync(tmpDir, { recursive: true, force: true });
   mkdirSync(tmpDir, { recursive: true });
+  // Every video channel gets a provider and a queue (a disabled one may be enabled at runtime).
   const channels: VideoChannel[] = config.channels
-    .filter((c) => c.enabled && isVideoChannel(c))
+    .filter((c) => isVideoChannel(c))
     .map((channel) => {
       const common = {
         channel: channel.name,
@@ -67,7 +69,7 @@ export function createVideoDeps(config: Config, storage: Storage, files: FileDep
     fontFile: v.fontFile,
     tmpDir,
   });
-  const routing = videoRouting(channels, local, v.localModels);
+  const routing = videoRouting(channels, local, v.localModels, Math.random, states);
   runner.register(
     videoHandler({
       routing,
@@ -75,8 +77,6 @@ export function createVideoDeps(config: Config, storage: Storage, files: FileDep
       ttlMs: v.ttlMs,
       timeoutMs: v.timeoutMs,
       allowPrivateUrls: v.allowPrivateUrls,
-      usage: storage.usage,
-      prices: config.prices,
       log,
       now,
       tmpDir,

@@ -1,9 +1,11 @@
-// Admin procedures (keys and usage) for the console. The core's AdminService
-// enforces that only admin keys may call them.
+// Admin procedures (keys, usage, channels, image-bot accounts, tasks and
+// videos) for the console. The core enforces that only admin keys may call
+// them (admin-tasks-router.ts for the task listings).
 import { z } from "zod";
 import { timestampDate, timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
-import type { ApiKey } from "../../gen/omnigate/admin/v1/admin_pb.js";
+import type { ApiKey, Channel } from "../../gen/omnigate/admin/v1/admin_pb.js";
 import { FORMATS } from "../core/tenancy/scope.js";
+import { accountsRouter, tasksRouter, videosRouter } from "./admin-tasks-router.js";
 import { core, t } from "./trpc.js";
 
 const ms = (ts: Timestamp | undefined) => (ts ? timestampDate(ts).getTime() : null);
@@ -29,6 +31,22 @@ export function keyView(k: ApiKey) {
   };
 }
 
+export function channelView(c: Channel) {
+  return {
+    name: c.name,
+    provider: c.provider,
+    baseUrl: c.baseUrl,
+    models: c.models,
+    modelMap: { ...c.modelMap },
+    priority: c.priority,
+    weight: c.weight,
+    enabled: c.enabled,
+    coolingDown: c.coolingDown,
+    lastError: c.lastError,
+    lastErrorTime: ms(c.lastErrorTime),
+  };
+}
+
 const limits = z.object({
   requestsPerMinute: z.number().int().min(0).default(0),
   tokensPerMinute: z.number().int().min(0).default(0),
@@ -45,6 +63,18 @@ const keyFields = z.object({
   expireTime: z.number().int().positive().nullable().default(null),
 });
 
+/** An update names only the fields it changes (no defaults: an absent field is kept). */
+const keyPatch = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1).max(200).optional(),
+  admin: z.boolean().optional(),
+  formats: z.array(z.enum(FORMATS)).optional(),
+  models: z.array(z.string().min(1)).optional(),
+  budget: z.number().min(0).optional(),
+  limits: limits.optional(),
+  expireTime: z.number().int().positive().nullable().optional(),
+});
+
 const toKeyInit = (k: Partial<z.infer<typeof keyFields>> & { id?: string }) => ({
   id: k.id ?? "",
   name: k.name ?? "",
@@ -59,6 +89,19 @@ const toKeyInit = (k: Partial<z.infer<typeof keyFields>> & { id?: string }) => (
 const MASK: Record<string, string> = { name: "name", admin: "admin", formats: "formats", models: "models", budget: "budget", limits: "limits", expireTime: "expire_time" };
 
 export const adminRouter = t.router({
+  channels: t.router({
+    list: t.procedure.query(async ({ ctx }) => {
+      const res = await core(() => ctx.clients.admin.listChannels({}, ctx.call));
+      return res.channels.map(channelView);
+    }),
+    setEnabled: t.procedure.input(z.object({ name: z.string().min(1), enabled: z.boolean() })).mutation(async ({ input, ctx }) => {
+      const res = await core(() => ctx.clients.admin.updateChannel({ name: input.name, enabled: input.enabled }, ctx.call));
+      return channelView(res.channel!);
+    }),
+  }),
+  accounts: accountsRouter,
+  tasks: tasksRouter,
+  videos: videosRouter,
   keys: t.router({
     create: t.procedure.input(keyFields).mutation(async ({ input, ctx }) => {
       const res = await core(() => ctx.clients.admin.createKey({ key: toKeyInit(input) }, ctx.call));
@@ -68,8 +111,8 @@ export const adminRouter = t.router({
       const res = await core(() => ctx.clients.admin.listKeys({ includeRevoked: input?.includeRevoked ?? false, pageSize: 1000 }, ctx.call));
       return res.keys.map(keyView);
     }),
-    update: t.procedure.input(keyFields.partial().extend({ id: z.string().min(1) })).mutation(async ({ input, ctx }) => {
-      const mask = Object.keys(input).flatMap((k) => (MASK[k] ? [MASK[k]] : []));
+    update: t.procedure.input(keyPatch).mutation(async ({ input, ctx }) => {
+      const mask = Object.keys(input).flatMap((k) => (MASK[k] && input[k as keyof typeof input] !== undefined ? [MASK[k]] : []));
       const res = await core(() => ctx.clients.admin.updateKey({ key: toKeyInit(input), updateMask: mask }, ctx.call));
       return keyView(res.key!);
     }),
@@ -119,6 +162,7 @@ export const adminRouter = t.router({
           credits: r.credits,
           status: r.status,
           latencyMs: Number(r.latencyMs),
+          requestId: r.requestId,
         })),
         totals: {
           requests: Number(res.totals?.requests ?? 0n),

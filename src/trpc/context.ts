@@ -3,6 +3,8 @@ import type { CreateFastifyContextOptions } from "@trpc/server/adapters/fastify"
 import { ChatService } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import { ModelService } from "../../gen/omnigate/model/v1/model_pb.js";
 import { AdminService } from "../../gen/omnigate/admin/v1/admin_pb.js";
+import { TaskService } from "../../gen/omnigate/task/v1/task_pb.js";
+import { VideoService } from "../../gen/omnigate/video/v1/video_pb.js";
 import { bearerToken } from "../core/auth/interceptor.js";
 import { coreCallOptions } from "../facades/shared/call.js";
 import type { AppDeps } from "../server/deps.js";
@@ -11,6 +13,9 @@ export interface CoreClients {
   models: Client<typeof ModelService>;
   chat: Client<typeof ChatService>;
   admin: Client<typeof AdminService>;
+  /** Image-bot tasks and accounts. */
+  tasks: Client<typeof TaskService>;
+  videos: Client<typeof VideoService>;
 }
 
 export interface TrpcContext {
@@ -26,6 +31,8 @@ export function trpcContextFactory(deps: AppDeps) {
     models: createClient(ModelService, deps.core.transport),
     chat: createClient(ChatService, deps.core.transport),
     admin: createClient(AdminService, deps.core.transport),
+    tasks: createClient(TaskService, deps.core.transport),
+    videos: createClient(VideoService, deps.core.transport),
   };
   return ({ req, res }: CreateFastifyContextOptions): TrpcContext => {
     const key = bearerToken(req.headers.authorization) ?? "";

@@ -86,3 +86,76 @@ t.test("images (/v1/images)", async (t) => {
   await call(keys["limited-images"]!);
   await rejectsWith(t, call(keys["limited-images"]!), OpenAI.RateLimitError, "RateLimitError");
 });
+
+t.test("image-bot (/ib)", async (t) => {
+  const own = { scope: await createKey({ formats: ["messages"] }), poor: await createKey({ budget: 0.5 }), limited: keys["limited-imagebot"]! };
+  const submit = (key: string | null) =>
+    raw("/ib/submit/imagine", { method: "POST", headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: JSON.stringify({ prompt: "a red fox" }) });
+  const answer = async (key: string | null) => {
+    const res = await submit(key);
+    return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as { code: number; description: string; result: unknown } };
+  };
+  const none = await answer(null);
+  t.equal(none.status, 401);
+  t.match(none.body, { code: Number, description: String, result: null });
+  const wrong = await answer("sk-og-wrong");
+  t.equal(wrong.status, 401);
+  t.match(wrong.body, { code: 21, description: String, result: null });
+  const scoped = await answer(own.scope);
+  t.equal(scoped.status, 403, "a key scoped to another format");
+  t.match(scoped.body, { code: 21, description: /image-bot/, result: null });
+  const poor = await answer(own.poor);
+  t.equal(poor.status, 403, "budget used up");
+  t.match(poor.body, { code: 25, description: /insufficient balance/, result: null });
+  const first = await answer(own.limited);
+  t.equal(first.status, 200);
+  t.equal(first.body.code, 1, "the first submit is accepted");
+  const limited = await answer(own.limited);
+  t.equal(limited.status, 429);
+  t.match(limited.body, { code: 23, description: /rate limit/, result: null });
+  t.ok(Number(limited.retryAfter) >= 1, "retry-after header");
+});
+
+t.test("video (/v1/videos and /v1/video/generations)", async (t) => {
+  const own = { scope: await createKey({ formats: ["images"] }), poor: await createKey({ budget: 0.5 }), limited: keys["limited-video"]!, limited2: await createKey({ limits: { requestsPerMinute: 1 } }) };
+  const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
+  const call = (apiKey: string, model = "local-video") =>
+    client(apiKey).videos.create({ model: model as OpenAI.Videos.VideoModel, prompt: "a calico cat", seconds: "1" as OpenAI.Videos.VideoSeconds, size: "160x90" as OpenAI.Videos.VideoSize });
+  const none = await raw("/v1/videos", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ prompt: "x" }) });
+  t.equal(none.status, 401);
+  t.match(await none.json(), { error: { type: "authentication_error", code: "invalid_api_key" } });
+  await rejectsWith(t, call("sk-og-wrong"), OpenAI.AuthenticationError, "AuthenticationError");
+  await rejectsWith(t, call(own.scope), OpenAI.PermissionDeniedError, "PermissionDeniedError (scope)");
+  await rejectsWith(t, call(own.poor, "priced-video"), OpenAI.PermissionDeniedError, "PermissionDeniedError (budget)");
+  const made = await call(own.limited);
+  t.equal(made.seconds, "1");
+  const err = await call(own.limited).catch((e: unknown) => e);
+  t.type(err, OpenAI.RateLimitError);
+  t.ok(Number((err as InstanceType<typeof OpenAI.RateLimitError>).headers?.get("retry-after")) >= 1, "retry-after header");
+
+  // The same cases on /v1/video/generations, in spec 7.6's flat body.
+  const gen = async (key: string | null, model = "local-video") => {
+    const res = await raw("/v1/video/generations", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify({ model, prompt: "a calico cat", duration: 1, size: "160x90" }),
+    });
+    return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as Record<string, unknown> };
+  };
+  const g = {
+    none: await gen(null),
+    wrong: await gen("sk-og-wrong"),
+    scope: await gen(own.scope),
+    poor: await gen(own.poor, "priced-video"),
+    ok: await gen(own.limited2),
+    limited: await gen(own.limited2),
+  };
+  t.match(g.none, { status: 401, body: { code: "invalid_api_key", type: "authentication_error", message: String, param: "" } });
+  t.match(g.wrong, { status: 401, body: { code: "invalid_api_key", type: "authentication_error" } });
+  t.match(g.scope, { status: 403, body: { code: "format_not_allowed", type: "permission_error" } });
+  t.match(g.poor, { status: 403, body: { code: "budget_exhausted", type: "permission_error" } });
+  t.match(g.ok, { status: 200, body: { status: "processing" } });
+  t.match(g.limited, { status: 429, body: { type: "rate_limit_error", message: /rate limit/ } });
+  t.ok(Number(g.limited.retryAfter) >= 1, "retry-after header");
+  for (const r of Object.values(g)) if (r.status !== 200) t.same(Object.keys(r.body).sort(), ["code", "message", "param", "type"], `spec 7.6 body for ${r.status}`);
+});

@@ -1,13 +1,14 @@
-// AdminService: API keys and usage, for admin keys only.
+// AdminService: API keys, usage and channels, for admin keys only.
 import { create } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { AdminService, ApiKeySchema, UsageRecordSchema, type ApiKey } from "../../../gen/omnigate/admin/v1/admin_pb.js";
+import { AdminService, ApiKeySchema, ChannelSchema, UsageRecordSchema, type ApiKey, type Channel } from "../../../gen/omnigate/admin/v1/admin_pb.js";
 import type { ApiKeyRecord, KeyStore, UsageStore } from "../../storage/types.js";
 import type { Authenticator } from "../auth/authenticator.js";
 import { hashSecret, newKeyId, newSecret, secretPrefix } from "../auth/secrets.js";
 import { principalKey } from "../context.js";
 import { invalidArgument, notFound, permissionDenied } from "../errors.js";
+import type { ChannelStates, ChannelStatus } from "../routing/channel-state.js";
 import { FORMATS } from "../tenancy/scope.js";
 
 export interface AdminServiceDeps {
@@ -15,6 +16,8 @@ export interface AdminServiceDeps {
   usage: UsageStore;
   auth: Authenticator;
   now: () => number;
+  /** Runtime channel state (unset: no channels to list). */
+  channels?: ChannelStates;
 }
 
 function requireAdmin(ctx: HandlerContext): void {
@@ -46,6 +49,22 @@ function checkFields(k: ApiKey | undefined): ApiKey {
   if (l && (l.requestsPerMinute < 0 || l.tokensPerMinute < 0n || l.concurrentRequests < 0)) throw invalidArgument("limits must not be negative", "key.limits");
   if (k.name.length > 200) throw invalidArgument("name must be at most 200 characters", "key.name");
   return k;
+}
+
+export function toChannel(c: ChannelStatus): Channel {
+  return create(ChannelSchema, {
+    name: c.name,
+    provider: c.provider,
+    baseUrl: c.baseUrl,
+    models: c.models,
+    modelMap: c.modelMap,
+    priority: c.priority,
+    weight: c.weight,
+    enabled: c.enabled,
+    coolingDown: c.coolingDown,
+    lastError: c.lastError,
+    ...(c.lastErrorTime ? { lastErrorTime: timestampFromMs(c.lastErrorTime) } : {}),
+  });
 }
 
 const limitsOf = (k: ApiKey) => ({
@@ -159,6 +178,17 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof AdminSe
           credits: res.totals.credits,
         },
       };
+    },
+    async listChannels(_req, ctx) {
+      requireAdmin(ctx);
+      return { channels: (deps.channels?.list() ?? []).map(toChannel) };
+    },
+    async updateChannel(req, ctx) {
+      requireAdmin(ctx);
+      if (!req.name) throw invalidArgument("name is required", "name");
+      const updated = deps.channels?.setEnabled(req.name, req.enabled);
+      if (!updated) throw notFound(`channel ${req.name} is not configured`, "channel_not_found");
+      return { channel: toChannel(updated) };
     },
   };
 }

@@ -77,6 +77,8 @@ export class AccountPool {
     private readonly store: TaskAccountStore,
     private readonly runner: TaskRunner,
     private readonly now: () => number,
+    /** Whether an account's channel takes work now (runtime channel state); "local" always does. */
+    readonly channelEnabled: (channel: string) => boolean = () => true,
   ) {}
 
   /** Applies stored admin changes over the configuration and defines each account's queue. */
@@ -138,6 +140,7 @@ export class AccountPool {
     const candidates = [...this.accounts.values()].filter(
       (a) =>
         a.enabled &&
+        this.channelEnabled(a.channel) &&
         a.botTypes.includes(req.botType) &&
         matchesFilter(a, req.filter) &&
         (req.channelId === undefined || a.channelId === req.channelId) &&

@@ -4,6 +4,7 @@ import type { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { Task } from "../../../gen/omnigate/task/v1/task_pb.js";
 import type { ImageBotProvider, ImageBytes } from "../../providers/types.js";
 import type { KeyStore } from "../../storage/types.js";
+import type { ChannelStates } from "../routing/channel-state.js";
 import type { TaskRunner } from "../tasks/runner.js";
 import type { AccountPool, AccountSettings } from "./accounts.js";
 
@@ -41,6 +42,8 @@ export interface ImageBotDeps {
   keys?: KeyStore;
   /** ChatService client for prompt translation (called with the caller's key). */
   chat?: () => Client<typeof ChatService>;
+  /** Runtime channel state: upstream failures are kept as the channel's last error. */
+  channels?: ChannelStates;
   /** Renders a task as the callback body (the /ib wire JSON). */
   callbackBody?: (task: Task) => string;
   now: () => number;

@@ -3,6 +3,7 @@
 // and the result in the blob store, and fills in the buttons.
 import { ConnectError } from "@connectrpc/connect";
 import type { ImageBotButton, ImageBotJob, ImageBotOutput } from "../../providers/types.js";
+import { isChannelFault } from "../routing/channel-state.js";
 import { TaskFailure, type ExecContext, type TaskHandler } from "../tasks/types.js";
 import { describeButtons, gridButtons, shortenButtons, upscaleButtons } from "./buttons.js";
 import { parseCustomId, rehash } from "./custom-id.js";
@@ -113,6 +114,7 @@ export function imageBotHandler(deps: ImageBotDeps): TaskHandler<ImageBotPayload
         if (ctx.signal.aborted) throw err;
         const f = failure(err);
         await pool.recordError(payload.accountId, f.message);
+        if (err instanceof ConnectError && isChannelFault(err)) deps.channels?.recordError(account.channel, err);
         throw f;
       }
     },

@@ -19,7 +19,7 @@ import {
   type SubmitTaskRequest,
 } from "../../../gen/omnigate/task/v1/task_pb.js";
 import type { ImageBotOperation } from "../../providers/types.js";
-import type { Principal } from "../context.js";
+import type { Principal, UsageNote } from "../context.js";
 import { Code, coreError, invalidArgument } from "../errors.js";
 import { QueueFullError } from "../tasks/types.js";
 import { callbackUrlProblem } from "../tasks/ssrf.js";
@@ -39,6 +39,8 @@ export interface Caller {
   signal: AbortSignal;
   /** The gateway origin the client called ("" when unknown). */
   urlBase: string;
+  /** Details for the call's usage record (the channel that takes the task). */
+  note?: UsageNote | undefined;
 }
 
 export const MAX_PROMPT_CHARS = 8192;
@@ -127,6 +129,7 @@ export class ImageBotSubmitter {
     await this.checkBalance(caller);
     const choice = this.deps.pool.choose({ botType, filter: filterSpec(req.accountFilter) });
     if ("unavailable" in choice) return result(24, `account unavailable: ${choice.unavailable}`);
+    if (caller.note) caller.note.channel = choice.account.channel;
     const id = newTaskId(this.deps.now());
     const inputs = await this.storeInputs(images, caller);
     const payload: ImageBotPayload = {
@@ -171,6 +174,7 @@ export class ImageBotSubmitter {
     });
     if ("unavailable" in choice) return result(24, `account unavailable: ${choice.unavailable}`);
     const account = choice.account;
+    if (caller.note) caller.note.channel = account.channel;
     const modal = plan.modal === "always" || (plan.modal === "remix" && account.remix && !account.remixAutoSubmit);
     const id = newTaskId(this.deps.now());
     const payload = this.childPayload(parent, plan, account, req.customId, req.clientState);
@@ -205,13 +209,15 @@ export class ImageBotSubmitter {
     next.properties = { ...p.properties, ...checked.properties, finalPrompt: checked.promptEn };
     if (p.modal.kind === "pic_reader" || p.modal.kind === "prompt_analyzer") next.description = `/imagine ${prompt}`;
     await this.checkBalance(caller);
+    if (caller.note) caller.note.model = p.action;
     let account = this.deps.pool.get(p.accountId);
-    if (!account || !account.enabled || !this.deps.runner.hasRoom(queueOf(account.id))) {
+    if (!account || !account.enabled || !this.deps.pool.channelEnabled(account.channel) || !this.deps.runner.hasRoom(queueOf(account.id))) {
       const choice = this.deps.pool.choose({ botType: p.botType, channel: account?.channel ?? "local" });
       if ("unavailable" in choice) return result(24, `account unavailable: ${choice.unavailable}`, "");
       account = choice.account;
     }
     next.accountId = account.id;
+    if (caller.note) caller.note.channel = account.channel;
     try {
       const { position } = await this.deps.runner.confirm(task.id, queueOf(account.id), next);
       return position > 0 ? queued(task.id, position) : result(1, "Submit success", task.id);

@@ -20,6 +20,8 @@ import type { BlobStore } from "../../storage/blob/blob-store.js";
 import { signFileUrl } from "../../storage/blob/signed-url.js";
 import type { UsageStore } from "../../storage/types.js";
 import { formatKey, principalKey, requestIdKey } from "../context.js";
+import type { PriceTable } from "../tenancy/prices.js";
+import { imageCredits } from "../tenancy/unary-meter.js";
 import { asConnectError, Code, ConnectError, coreError } from "../errors.js";
 import { invalidValue, missingParam } from "./errors.js";
 import type { ImageRoute, ImageRouting } from "./image-routing.js";
@@ -40,6 +42,8 @@ export interface ImageServiceDeps {
   publicUrl?: string | undefined;
   urlTtlMs: number;
   usage?: UsageStore | undefined;
+  /** Prices, so usage records carry the credits the call cost. */
+  prices?: PriceTable | undefined;
   now: () => number;
 }
 
@@ -77,7 +81,7 @@ function resolveModel(models: ModelResolver, call: Call): ResolvedModel {
 }
 
 /** Tries the routes in order; only an unavailable upstream moves on to the next one. */
-async function runRoutes(routes: ImageRoute[], job: ImageJob, ctx: HandlerContext): Promise<{ result: ImageResult; route: ImageRoute }> {
+async function runRoutes(routing: ImageRouting, routes: ImageRoute[], job: ImageJob, ctx: HandlerContext): Promise<{ result: ImageResult; route: ImageRoute }> {
   let last: ConnectError | undefined;
   for (const route of routes) {
     try {
@@ -85,6 +89,7 @@ async function runRoutes(routes: ImageRoute[], job: ImageJob, ctx: HandlerContex
       return { result, route };
     } catch (err) {
       last = asConnectError(err);
+      if (!ctx.signal.aborted) routing.report?.(route, last);
       if (last.code !== Code.Unavailable || ctx.signal.aborted) break;
     }
   }
@@ -109,7 +114,7 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
     return URL_BASE.test(given) ? given : "";
   };
 
-  const recordUsage = (ctx: HandlerContext, model: string, channel: string, started: number, images: number, batch: ImageBatch | undefined, status: string) => {
+  const recordUsage = (ctx: HandlerContext, model: string, channel: string, started: number, images: number, batch: ImageBatch | undefined, status: string, credits = 0) => {
     if (!deps.usage) return;
     void deps.usage
       .record({
@@ -122,7 +127,7 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
         outputTokens: Number(batch?.usage?.outputTokens ?? 0n),
         images,
         seconds: 0,
-        credits: 0,
+        credits,
         status,
         latencyMs: deps.now() - started,
         requestId: ctx.values.get(requestIdKey),
@@ -162,7 +167,7 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
     const routes = deps.routing.resolve(name, profile.id);
     let outcome: Awaited<ReturnType<typeof runRoutes>>;
     try {
-      outcome = await runRoutes(routes, job, ctx);
+      outcome = await runRoutes(deps.routing, routes, job, ctx);
     } catch (err) {
       const e = asConnectError(err);
       recordUsage(ctx, name, routes[0]?.channel ?? "", started, 0, undefined, `error:${e.code}`);
@@ -196,7 +201,7 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
       model: profile.id,
       channel: route.channel,
     });
-    recordUsage(ctx, name, route.channel, started, images.length, batch, "ok");
+    recordUsage(ctx, name, route.channel, started, images.length, batch, "ok", deps.prices ? imageCredits(deps.prices, call.options, batch) : 0);
     return batch;
   }
 

@@ -11,6 +11,8 @@
 import type { ChatInput } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { ChannelConfig, UpstreamConfig } from "../../config.js";
 import type { ChatProvider } from "../../providers/types.js";
+import type { ConnectError } from "@connectrpc/connect";
+import type { ChannelStates } from "./channel-state.js";
 import { cooldownTracker } from "./cooldown.js";
 import { globMatch } from "./glob.js";
 import { signatureIssuers } from "./sticky.js";
@@ -34,8 +36,10 @@ export interface ChatRouting {
   /** Candidate routes for a model, best first; empty when nothing serves it. `input` gives sticky hints. */
   resolve(model: string, input?: ChatInput): ChatRoute[];
   readonly policy: RetryPolicy;
-  /** The outcome of one attempt on a route (cooldown bookkeeping). */
-  report(route: ChatRoute, ok: boolean): void;
+  /** The outcome of one attempt on a route (cooldown bookkeeping; a failure's error is kept as the channel's last error). */
+  report(route: ChatRoute, ok: boolean, err?: ConnectError): void;
+  /** Whether a channel is cooling down after repeated failures. */
+  cooling?(channel: string): boolean;
 }
 
 const NO_RETRY: RetryPolicy = { retries: () => 0, maxAttempts: 1, backoffMs: 0, maxBackoffMs: 0 };
@@ -84,19 +88,22 @@ export interface ChannelRoutingOptions {
   upstream: UpstreamConfig;
   now?: () => number;
   rng?: () => number;
+  /** Runtime channel state: consulted at each resolve (unset: each channel's configured `enabled`). */
+  states?: ChannelStates;
 }
 
 export function channelChatRouting(opts: ChannelRoutingOptions): ChatRouting {
   const now = opts.now ?? Date.now;
   const rng = opts.rng ?? Math.random;
   const up = opts.upstream;
-  const enabled = opts.channels.filter((c) => c.config.enabled);
-  const byName = new Map(enabled.map((c) => [c.config.name, c.config]));
+  const states = opts.states;
+  const isEnabled = (c: UpstreamChatChannel) => (states ? states.isEnabled(c.config.name) : c.config.enabled);
+  const byName = new Map(opts.channels.map((c) => [c.config.name, c.config]));
   const cooldown = cooldownTracker(up.cooldownAfterFailures, now);
   const toRoute = (c: UpstreamChatChannel, model: string): ChatRoute => ({ channel: c.config.name, provider: c.provider, upstreamModel: c.config.modelMap[model] ?? model });
   return {
     resolve(model, input) {
-      const matched = enabled.filter((c) => channelServes(c.config, model));
+      const matched = opts.channels.filter((c) => isEnabled(c) && channelServes(c.config, model));
       const sticky = signatureIssuers(input);
       const rank = (c: UpstreamChatChannel) => (cooldown.cooling(c.config.name) ? 2 : 0) + (sticky.size && !sticky.has(c.config.provider) ? 1 : 0);
       const ranks = [...new Set(matched.map(rank))].sort((a, b) => a - b);
@@ -116,11 +123,15 @@ export function channelChatRouting(opts: ChannelRoutingOptions): ChatRouting {
       backoffMs: up.backoffMs,
       maxBackoffMs: up.maxBackoffMs,
     },
-    report(route, ok) {
+    report(route, ok, err) {
       const c = byName.get(route.channel);
       if (!c) return;
       if (ok) cooldown.ok(route.channel);
-      else cooldown.fail(route.channel, c.cooldownMs ?? up.cooldownMs);
+      else {
+        cooldown.fail(route.channel, c.cooldownMs ?? up.cooldownMs);
+        if (err) states?.recordError(route.channel, err);
+      }
     },
+    cooling: (channel) => cooldown.cooling(channel),
   };
 }

@@ -68,7 +68,7 @@ async function* attempts(plan: Plan): AsyncGenerator<ChatRoute, ConnectError | u
       last = err;
       if (signal.aborted) throw canceled();
       if (err.code === Code.Canceled) throw err;
-      if (countsAgainst(err)) routing.report(route, false);
+      if (countsAgainst(err)) routing.report(route, false, err);
       if (!isFallover(err)) throw err;
       if (!isRetryable(err) || t === retries || used >= policy.maxAttempts) break;
       const ra = retryAfterMs(err);
@@ -148,7 +148,7 @@ export async function* streamWithFallback(
       // The caller went away: whatever the upstream did next is a cancellation.
       if (signal.aborted) throw canceled();
       const e = asConnectError(err);
-      if (countsAgainst(e)) routing.report(route, false);
+      if (countsAgainst(e)) routing.report(route, false, e);
       throw e;
     } finally {
       await events.return?.(undefined);

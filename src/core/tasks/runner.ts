@@ -44,6 +44,8 @@ export interface RunnerOptions {
   log?: RunnerLog;
   /** Replaces the HTTP sender (tests). */
   sender?: WebhookSender;
+  /** Called once when any task reaches a terminal status (after its handler's onFinished): refunds and the like. */
+  onFinished?: (task: StoredTask) => void;
 }
 
 export interface CreateTask<P> {
@@ -373,6 +375,7 @@ export class TaskRunner {
         if (isTerminal(stored.run.status) && !isTerminal(cur.run.status)) {
           try {
             handler?.onFinished?.(stored);
+            this.opts.onFinished?.(stored as StoredTask);
           } catch (err) {
             this.opts.log?.warn({ err, task: id }, "onFinished failed");
           }

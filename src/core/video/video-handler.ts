@@ -10,9 +10,7 @@ import path from "node:path";
 import { Code } from "@connectrpc/connect";
 import type { VideoAsset, VideoJob, VideoOutput, VideoProvider, VideoReference } from "../../providers/types.js";
 import type { BlobStore } from "../../storage/blob/blob-store.js";
-import type { UsageStore } from "../../storage/types.js";
 import { asConnectError, coreError, errorDetail } from "../errors.js";
-import { videoCost, type PriceTable } from "../tenancy/prices.js";
 import { TaskFailure, type ExecContext, type TaskHandler } from "../tasks/types.js";
 import { extractStills, MIME, probe } from "./media.js";
 import { fetchReference } from "./reference.js";
@@ -27,8 +25,6 @@ export interface VideoHandlerDeps {
   /** A task not finished this long after it was queued or started fails. */
   timeoutMs: number;
   allowPrivateUrls: boolean;
-  usage?: UsageStore | undefined;
-  prices?: PriceTable | undefined;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void } | undefined;
   now: () => number;
   tmpDir?: string | undefined;
@@ -142,35 +138,13 @@ export function videoHandler(deps: VideoHandlerDeps): TaskHandler<VideoPayload> 
       } catch (err) {
         if (ctx.signal.aborted || err instanceof TaskFailure) throw err;
         const e = asConnectError(err);
+        deps.routing.report?.(payload.route.channel, e);
         const code = errorDetail(e)?.reason || "internal_error";
         const message = e.code === Code.Internal && !errorDetail(e)?.reason ? "The video could not be generated because of an internal error." : e.rawMessage;
         if (e.code === Code.Internal) deps.log?.error({ err, task: task.id }, "video task failed");
         await ctx.save({ ...payload, error: { code, message } }).catch(() => undefined);
         throw new TaskFailure(message);
       }
-    },
-
-    onFinished(task: VideoTask) {
-      if (!deps.usage || !task.ownerKeyId) return;
-      const ok = task.run.status === "SUCCESS";
-      const seconds = ok ? (task.payload.result?.duration ?? task.payload.duration) : 0;
-      deps.usage
-        .record({
-          time: task.run.finishTime ?? deps.now(),
-          keyId: task.ownerKeyId,
-          format: "video",
-          model: task.payload.model,
-          channel: task.payload.route.channel,
-          inputTokens: 0,
-          outputTokens: 0,
-          images: 0,
-          seconds,
-          credits: ok && deps.prices ? videoCost(deps.prices, task.payload.model, seconds) : 0,
-          status: ok ? "completed" : "failed",
-          latencyMs: (task.run.finishTime ?? deps.now()) - task.run.submitTime,
-          requestId: task.id,
-        })
-        .catch((err) => deps.log?.warn({ err, task: task.id }, "could not record video usage"));
     },
   };
 }

@@ -5,7 +5,9 @@
 // matches: unset, every name while no video channel exists, none once one does.
 import type { ChannelConfig } from "../../config.js";
 import type { VideoProvider } from "../../providers/types.js";
+import type { ConnectError } from "@connectrpc/connect";
 import { invalidArgument } from "../errors.js";
+import { isChannelFault, type ChannelStates } from "../routing/channel-state.js";
 import { globMatch } from "../routing/glob.js";
 import type { VideoRoute } from "./video-task.js";
 
@@ -23,6 +25,8 @@ export interface VideoRouting {
   provider(channel: string): VideoProvider | undefined;
   /** Names of every queue (one per channel, and "local"). */
   channels(): string[];
+  /** A failed task on a channel (kept as the channel's last error when it says something about the channel). */
+  report?(channel: string, err: ConnectError): void;
 }
 
 export const isVideoChannel = (c: ChannelConfig) => (VIDEO_PROVIDERS as readonly string[]).includes(c.provider);
@@ -43,13 +47,19 @@ function weightedOrder(items: VideoChannel[], rng: () => number): VideoChannel[]
   return out;
 }
 
-export function videoRouting(upstreams: VideoChannel[], local: VideoProvider, localModels: string[] | undefined, rng: () => number = Math.random): VideoRouting {
-  const usable = upstreams.filter((u) => u.channel.enabled && isVideoChannel(u.channel));
-  const localGlobs = localModels ?? (usable.length ? [] : ["*"]);
-  const byName = new Map<string, VideoProvider>([["local", local], ...usable.map((u) => [u.channel.name, u.provider] as const)]);
+/**
+ * `states` (runtime channel state) is consulted at each resolve; unset, each
+ * channel's configured `enabled` counts. Disabled channels keep their provider
+ * and queue, so their running tasks finish and they can be enabled again.
+ */
+export function videoRouting(upstreams: VideoChannel[], local: VideoProvider, localModels: string[] | undefined, rng: () => number = Math.random, states?: ChannelStates): VideoRouting {
+  const video = upstreams.filter((u) => isVideoChannel(u.channel));
+  const isEnabled = (u: VideoChannel) => (states ? states.isEnabled(u.channel.name) : u.channel.enabled);
+  const localGlobs = localModels ?? (video.some((u) => u.channel.enabled) ? [] : ["*"]);
+  const byName = new Map<string, VideoProvider>([["local", local], ...video.map((u) => [u.channel.name, u.provider] as const)]);
   return {
     resolve(model) {
-      const matched = usable.filter((u) => Object.hasOwn(u.channel.modelMap, model) || u.channel.models.some((g) => globMatch(g, model)));
+      const matched = video.filter((u) => isEnabled(u) && (Object.hasOwn(u.channel.modelMap, model) || u.channel.models.some((g) => globMatch(g, model))));
       const priorities = [...new Set(matched.map((u) => u.channel.priority))].sort((a, b) => b - a);
       const routes: VideoRoute[] = priorities.flatMap((p) =>
         weightedOrder(
@@ -63,6 +73,9 @@ export function videoRouting(upstreams: VideoChannel[], local: VideoProvider, lo
     },
     provider: (channel) => byName.get(channel),
     channels: () => [...byName.keys()],
+    report(channel, err) {
+      if (isChannelFault(err)) states?.recordError(channel, err);
+    },
   };
 }
 

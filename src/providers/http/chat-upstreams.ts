@@ -40,9 +40,10 @@ export function channelUpstream(c: ChatChannelConfig, up: UpstreamConfig, pools:
   };
 }
 
+/** Providers of every chat channel, disabled ones included (they can be enabled at runtime; routing skips them until then). */
 export function chatChannels(channels: ChannelConfig[], up: UpstreamConfig, pools: UpstreamPools, log: UpstreamLogger): ChatChannel[] {
   return channels
-    .filter((c): c is ChatChannelConfig => c.enabled && isChatVendor(c))
+    .filter((c): c is ChatChannelConfig => isChatVendor(c))
     .map((c) => {
       const u = channelUpstream(c, up, pools, log);
       const provider = c.provider === "anthropic" ? anthropicChatProvider(u) : c.provider === "gemini" ? geminiChatProvider(u) : openaiChatProvider(u);

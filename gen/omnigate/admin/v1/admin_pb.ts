@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file omnigate/admin/v1/admin.proto.
  */
 export const file_omnigate_admin_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("Ch1vbW5pZ2F0ZS9hZG1pbi92MS9hZG1pbi5wcm90bxIRb21uaWdhdGUuYWRtaW4udjEiYQoKUmF0ZUxpbWl0cxIbChNyZXF1ZXN0c19wZXJfbWludXRlGAEgASgFEhkKEXRva2Vuc19wZXJfbWludXRlGAIgASgDEhsKE2NvbmN1cnJlbnRfcmVxdWVzdHMYAyABKAUiwwIKBkFwaUtleRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnByZWZpeBgDIAEoCRINCgVhZG1pbhgEIAEoCBIPCgdmb3JtYXRzGAUgAygJEg4KBm1vZGVscxgGIAMoCRIvCgtjcmVhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3Jldm9rZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZidWRnZXQYCiABKAESDQoFc3BlbnQYCyABKAESLQoGbGltaXRzGAwgASgLMh0ub21uaWdhdGUuYWRtaW4udjEuUmF0ZUxpbWl0cyI6ChBDcmVhdGVLZXlSZXF1ZXN0EiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleSJLChFDcmVhdGVLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJIlEKD0xpc3RLZXlzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIXCg9pbmNsdWRlX3Jldm9rZWQYAyABKAgiVAoQTGlzdEtleXNSZXNwb25zZRInCgRrZXlzGAEgAygLMhkub21uaWdhdGUuYWRtaW4udjEuQXBpS2V5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIbCg1HZXRLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIjgKDkdldEtleVJlc3BvbnNlEiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleSJPChBVcGRhdGVLZXlSZXF1ZXN0EiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleRITCgt1cGRhdGVfbWFzaxgCIAMoCSI7ChFVcGRhdGVLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkiHgoQUmV2b2tlS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSI7ChFSZXZva2VLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkijgIKC1VzYWdlUmVjb3JkEigKBHRpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBmtleV9pZBgCIAEoCRIOCgZmb3JtYXQYAyABKAkSDQoFbW9kZWwYBCABKAkSDwoHY2hhbm5lbBgFIAEoCRIUCgxpbnB1dF90b2tlbnMYBiABKAMSFQoNb3V0cHV0X3Rva2VucxgHIAEoAxIOCgZpbWFnZXMYCCABKAMSDwoHc2Vjb25kcxgJIAEoARIPCgdjcmVkaXRzGAogASgBEg4KBnN0YXR1cxgLIAEoCRISCgpsYXRlbmN5X21zGAwgASgDEhIKCnJlcXVlc3RfaWQYDSABKAkifgoLVXNhZ2VUb3RhbHMSEAoIcmVxdWVzdHMYASABKAMSFAoMaW5wdXRfdG9rZW5zGAIgASgDEhUKDW91dHB1dF90b2tlbnMYAyABKAMSDgoGaW1hZ2VzGAQgASgDEg8KB3NlY29uZHMYBSABKAESDwoHY3JlZGl0cxgGIAEoASKzAQoRUXVlcnlVc2FnZVJlcXVlc3QSDgoGa2V5X2lkGAEgASgJEg4KBmZvcm1hdBgCIAEoCRINCgVtb2RlbBgDIAEoCRIuCgpzdGFydF90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAYgASgFInUKElF1ZXJ5VXNhZ2VSZXNwb25zZRIvCgdyZWNvcmRzGAEgAygLMh4ub21uaWdhdGUuYWRtaW4udjEuVXNhZ2VSZWNvcmQSLgoGdG90YWxzGAIgASgLMh4ub21uaWdhdGUuYWRtaW4udjEuVXNhZ2VUb3RhbHMylQQKDEFkbWluU2VydmljZRJWCglDcmVhdGVLZXkSIy5vbW5pZ2F0ZS5hZG1pbi52MS5DcmVhdGVLZXlSZXF1ZXN0GiQub21uaWdhdGUuYWRtaW4udjEuQ3JlYXRlS2V5UmVzcG9uc2USUwoITGlzdEtleXMSIi5vbW5pZ2F0ZS5hZG1pbi52MS5MaXN0S2V5c1JlcXVlc3QaIy5vbW5pZ2F0ZS5hZG1pbi52MS5MaXN0S2V5c1Jlc3BvbnNlEk0KBkdldEtleRIgLm9tbmlnYXRlLmFkbWluLnYxLkdldEtleVJlcXVlc3QaIS5vbW5pZ2F0ZS5hZG1pbi52MS5HZXRLZXlSZXNwb25zZRJWCglVcGRhdGVLZXkSIy5vbW5pZ2F0ZS5hZG1pbi52MS5VcGRhdGVLZXlSZXF1ZXN0GiQub21uaWdhdGUuYWRtaW4udjEuVXBkYXRlS2V5UmVzcG9uc2USVgoJUmV2b2tlS2V5EiMub21uaWdhdGUuYWRtaW4udjEuUmV2b2tlS2V5UmVxdWVzdBokLm9tbmlnYXRlLmFkbWluLnYxLlJldm9rZUtleVJlc3BvbnNlElkKClF1ZXJ5VXNhZ2USJC5vbW5pZ2F0ZS5hZG1pbi52MS5RdWVyeVVzYWdlUmVxdWVzdBolLm9tbmlnYXRlLmFkbWluLnYxLlF1ZXJ5VXNhZ2VSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Ch1vbW5pZ2F0ZS9hZG1pbi92MS9hZG1pbi5wcm90bxIRb21uaWdhdGUuYWRtaW4udjEiYQoKUmF0ZUxpbWl0cxIbChNyZXF1ZXN0c19wZXJfbWludXRlGAEgASgFEhkKEXRva2Vuc19wZXJfbWludXRlGAIgASgDEhsKE2NvbmN1cnJlbnRfcmVxdWVzdHMYAyABKAUiwwIKBkFwaUtleRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnByZWZpeBgDIAEoCRINCgVhZG1pbhgEIAEoCBIPCgdmb3JtYXRzGAUgAygJEg4KBm1vZGVscxgGIAMoCRIvCgtjcmVhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3Jldm9rZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZidWRnZXQYCiABKAESDQoFc3BlbnQYCyABKAESLQoGbGltaXRzGAwgASgLMh0ub21uaWdhdGUuYWRtaW4udjEuUmF0ZUxpbWl0cyI6ChBDcmVhdGVLZXlSZXF1ZXN0EiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleSJLChFDcmVhdGVLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJIlEKD0xpc3RLZXlzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIXCg9pbmNsdWRlX3Jldm9rZWQYAyABKAgiVAoQTGlzdEtleXNSZXNwb25zZRInCgRrZXlzGAEgAygLMhkub21uaWdhdGUuYWRtaW4udjEuQXBpS2V5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIbCg1HZXRLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIjgKDkdldEtleVJlc3BvbnNlEiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleSJPChBVcGRhdGVLZXlSZXF1ZXN0EiYKA2tleRgBIAEoCzIZLm9tbmlnYXRlLmFkbWluLnYxLkFwaUtleRITCgt1cGRhdGVfbWFzaxgCIAMoCSI7ChFVcGRhdGVLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkiHgoQUmV2b2tlS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSI7ChFSZXZva2VLZXlSZXNwb25zZRImCgNrZXkYASABKAsyGS5vbW5pZ2F0ZS5hZG1pbi52MS5BcGlLZXkijgIKC1VzYWdlUmVjb3JkEigKBHRpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBmtleV9pZBgCIAEoCRIOCgZmb3JtYXQYAyABKAkSDQoFbW9kZWwYBCABKAkSDwoHY2hhbm5lbBgFIAEoCRIUCgxpbnB1dF90b2tlbnMYBiABKAMSFQoNb3V0cHV0X3Rva2VucxgHIAEoAxIOCgZpbWFnZXMYCCABKAMSDwoHc2Vjb25kcxgJIAEoARIPCgdjcmVkaXRzGAogASgBEg4KBnN0YXR1cxgLIAEoCRISCgpsYXRlbmN5X21zGAwgASgDEhIKCnJlcXVlc3RfaWQYDSABKAkifgoLVXNhZ2VUb3RhbHMSEAoIcmVxdWVzdHMYASABKAMSFAoMaW5wdXRfdG9rZW5zGAIgASgDEhUKDW91dHB1dF90b2tlbnMYAyABKAMSDgoGaW1hZ2VzGAQgASgDEg8KB3NlY29uZHMYBSABKAESDwoHY3JlZGl0cxgGIAEoASKzAQoRUXVlcnlVc2FnZVJlcXVlc3QSDgoGa2V5X2lkGAEgASgJEg4KBmZvcm1hdBgCIAEoCRINCgVtb2RlbBgDIAEoCRIuCgpzdGFydF90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAYgASgFInUKElF1ZXJ5VXNhZ2VSZXNwb25zZRIvCgdyZWNvcmRzGAEgAygLMh4ub21uaWdhdGUuYWRtaW4udjEuVXNhZ2VSZWNvcmQSLgoGdG90YWxzGAIgASgLMh4ub21uaWdhdGUuYWRtaW4udjEuVXNhZ2VUb3RhbHMiywIKB0NoYW5uZWwSDAoEbmFtZRgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIQCghiYXNlX3VybBgDIAEoCRIOCgZtb2RlbHMYBCADKAkSEAoIcHJpb3JpdHkYBSABKAUSDgoGd2VpZ2h0GAYgASgBEg8KB2VuYWJsZWQYByABKAgSFAoMY29vbGluZ19kb3duGAggASgIEhIKCmxhc3RfZXJyb3IYCSABKAkSMwoPbGFzdF9lcnJvcl90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI7Cgltb2RlbF9tYXAYCyADKAsyKC5vbW5pZ2F0ZS5hZG1pbi52MS5DaGFubmVsLk1vZGVsTWFwRW50cnkaLwoNTW9kZWxNYXBFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIhUKE0xpc3RDaGFubmVsc1JlcXVlc3QiRAoUTGlzdENoYW5uZWxzUmVzcG9uc2USLAoIY2hhbm5lbHMYASADKAsyGi5vbW5pZ2F0ZS5hZG1pbi52MS5DaGFubmVsIjUKFFVwZGF0ZUNoYW5uZWxSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHZW5hYmxlZBgCIAEoCCJEChVVcGRhdGVDaGFubmVsUmVzcG9uc2USKwoHY2hhbm5lbBgBIAEoCzIaLm9tbmlnYXRlLmFkbWluLnYxLkNoYW5uZWwy2gUKDEFkbWluU2VydmljZRJWCglDcmVhdGVLZXkSIy5vbW5pZ2F0ZS5hZG1pbi52MS5DcmVhdGVLZXlSZXF1ZXN0GiQub21uaWdhdGUuYWRtaW4udjEuQ3JlYXRlS2V5UmVzcG9uc2USUwoITGlzdEtleXMSIi5vbW5pZ2F0ZS5hZG1pbi52MS5MaXN0S2V5c1JlcXVlc3QaIy5vbW5pZ2F0ZS5hZG1pbi52MS5MaXN0S2V5c1Jlc3BvbnNlEk0KBkdldEtleRIgLm9tbmlnYXRlLmFkbWluLnYxLkdldEtleVJlcXVlc3QaIS5vbW5pZ2F0ZS5hZG1pbi52MS5HZXRLZXlSZXNwb25zZRJWCglVcGRhdGVLZXkSIy5vbW5pZ2F0ZS5hZG1pbi52MS5VcGRhdGVLZXlSZXF1ZXN0GiQub21uaWdhdGUuYWRtaW4udjEuVXBkYXRlS2V5UmVzcG9uc2USVgoJUmV2b2tlS2V5EiMub21uaWdhdGUuYWRtaW4udjEuUmV2b2tlS2V5UmVxdWVzdBokLm9tbmlnYXRlLmFkbWluLnYxLlJldm9rZUtleVJlc3BvbnNlElkKClF1ZXJ5VXNhZ2USJC5vbW5pZ2F0ZS5hZG1pbi52MS5RdWVyeVVzYWdlUmVxdWVzdBolLm9tbmlnYXRlLmFkbWluLnYxLlF1ZXJ5VXNhZ2VSZXNwb25zZRJfCgxMaXN0Q2hhbm5lbHMSJi5vbW5pZ2F0ZS5hZG1pbi52MS5MaXN0Q2hhbm5lbHNSZXF1ZXN0Gicub21uaWdhdGUuYWRtaW4udjEuTGlzdENoYW5uZWxzUmVzcG9uc2USYgoNVXBkYXRlQ2hhbm5lbBInLm9tbmlnYXRlLmFkbWluLnYxLlVwZGF0ZUNoYW5uZWxSZXF1ZXN0Gigub21uaWdhdGUuYWRtaW4udjEuVXBkYXRlQ2hhbm5lbFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message omnigate.admin.v1.RateLimits
@@ -505,6 +505,156 @@ export const QueryUsageResponseSchema: GenMessage<QueryUsageResponse> = /*@__PUR
   messageDesc(file_omnigate_admin_v1_admin, 15);
 
 /**
+ * An upstream channel as configured, with its runtime state.
+ *
+ * @generated from message omnigate.admin.v1.Channel
+ */
+export type Channel = Message<"omnigate.admin.v1.Channel"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * "openai", "anthropic", "gemini", "openai-videos", "video-gateway", "midjourney".
+   *
+   * @generated from field: string provider = 2;
+   */
+  provider: string;
+
+  /**
+   * The upstream base URL, without credentials, query or fragment.
+   *
+   * @generated from field: string base_url = 3;
+   */
+  baseUrl: string;
+
+  /**
+   * Model names and globs it serves.
+   *
+   * @generated from field: repeated string models = 4;
+   */
+  models: string[];
+
+  /**
+   * @generated from field: int32 priority = 5;
+   */
+  priority: number;
+
+  /**
+   * @generated from field: double weight = 6;
+   */
+  weight: number;
+
+  /**
+   * @generated from field: bool enabled = 7;
+   */
+  enabled: boolean;
+
+  /**
+   * Skipped (tried last) after repeated failures, for its cooldown time.
+   *
+   * @generated from field: bool cooling_down = 8;
+   */
+  coolingDown: boolean;
+
+  /**
+   * The last failure seen on the channel ("" when none).
+   *
+   * @generated from field: string last_error = 9;
+   */
+  lastError: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_error_time = 10;
+   */
+  lastErrorTime?: Timestamp | undefined;
+
+  /**
+   * Client model name -> upstream model name.
+   *
+   * @generated from field: map<string, string> model_map = 11;
+   */
+  modelMap: { [key: string]: string };
+};
+
+/**
+ * Describes the message omnigate.admin.v1.Channel.
+ * Use `create(ChannelSchema)` to create a new message.
+ */
+export const ChannelSchema: GenMessage<Channel> = /*@__PURE__*/
+  messageDesc(file_omnigate_admin_v1_admin, 16);
+
+/**
+ * @generated from message omnigate.admin.v1.ListChannelsRequest
+ */
+export type ListChannelsRequest = Message<"omnigate.admin.v1.ListChannelsRequest"> & {
+};
+
+/**
+ * Describes the message omnigate.admin.v1.ListChannelsRequest.
+ * Use `create(ListChannelsRequestSchema)` to create a new message.
+ */
+export const ListChannelsRequestSchema: GenMessage<ListChannelsRequest> = /*@__PURE__*/
+  messageDesc(file_omnigate_admin_v1_admin, 17);
+
+/**
+ * @generated from message omnigate.admin.v1.ListChannelsResponse
+ */
+export type ListChannelsResponse = Message<"omnigate.admin.v1.ListChannelsResponse"> & {
+  /**
+   * @generated from field: repeated omnigate.admin.v1.Channel channels = 1;
+   */
+  channels: Channel[];
+};
+
+/**
+ * Describes the message omnigate.admin.v1.ListChannelsResponse.
+ * Use `create(ListChannelsResponseSchema)` to create a new message.
+ */
+export const ListChannelsResponseSchema: GenMessage<ListChannelsResponse> = /*@__PURE__*/
+  messageDesc(file_omnigate_admin_v1_admin, 18);
+
+/**
+ * @generated from message omnigate.admin.v1.UpdateChannelRequest
+ */
+export type UpdateChannelRequest = Message<"omnigate.admin.v1.UpdateChannelRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: bool enabled = 2;
+   */
+  enabled: boolean;
+};
+
+/**
+ * Describes the message omnigate.admin.v1.UpdateChannelRequest.
+ * Use `create(UpdateChannelRequestSchema)` to create a new message.
+ */
+export const UpdateChannelRequestSchema: GenMessage<UpdateChannelRequest> = /*@__PURE__*/
+  messageDesc(file_omnigate_admin_v1_admin, 19);
+
+/**
+ * @generated from message omnigate.admin.v1.UpdateChannelResponse
+ */
+export type UpdateChannelResponse = Message<"omnigate.admin.v1.UpdateChannelResponse"> & {
+  /**
+   * @generated from field: omnigate.admin.v1.Channel channel = 1;
+   */
+  channel?: Channel | undefined;
+};
+
+/**
+ * Describes the message omnigate.admin.v1.UpdateChannelResponse.
+ * Use `create(UpdateChannelResponseSchema)` to create a new message.
+ */
+export const UpdateChannelResponseSchema: GenMessage<UpdateChannelResponse> = /*@__PURE__*/
+  messageDesc(file_omnigate_admin_v1_admin, 20);
+
+/**
  * AdminService manages the gateway (admin keys only).
  *
  * @generated from service omnigate.admin.v1.AdminService
@@ -557,6 +707,26 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof QueryUsageRequestSchema;
     output: typeof QueryUsageResponseSchema;
+  },
+  /**
+   * Every configured upstream channel with its runtime state.
+   *
+   * @generated from rpc omnigate.admin.v1.AdminService.ListChannels
+   */
+  listChannels: {
+    methodKind: "unary";
+    input: typeof ListChannelsRequestSchema;
+    output: typeof ListChannelsResponseSchema;
+  },
+  /**
+   * Enables or disables a channel at runtime (until the next restart).
+   *
+   * @generated from rpc omnigate.admin.v1.AdminService.UpdateChannel
+   */
+  updateChannel: {
+    methodKind: "unary";
+    input: typeof UpdateChannelRequestSchema;
+    output: typeof UpdateChannelResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_omnigate_admin_v1_admin, 0);
