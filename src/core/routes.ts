@@ -66,7 +66,7 @@ export function buildCore(deps: CoreDeps): Core {
   const interceptors = [
     ...(deps.outerInterceptors ?? []),
     authInterceptor(deps.auth),
-    tenancyInterceptor(deps.tenancy.limiter),
+    tenancyInterceptor(deps.tenancy),
     chatMeterInterceptor(deps.tenancy),
     unaryMeterInterceptor(deps.tenancy),
   ];

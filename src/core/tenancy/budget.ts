@@ -3,6 +3,7 @@
 // holds under any concurrency and across instances sharing the database.
 import type { KeyStore } from "../../storage/types.js";
 import { coreError, Code } from "../errors.js";
+import { GATE } from "./scope.js";
 
 export interface Hold {
   readonly reserved: number;
@@ -25,7 +26,7 @@ export function budgets(keys: KeyStore): Budgets {
     async reserve(keyId, amount) {
       if (!keyId || !(amount > 0)) return NOOP;
       if (!(await keys.reserveCredits(keyId, amount))) {
-        throw coreError(Code.PermissionDenied, "the API key's credit budget is used up", { reason: "budget_exhausted" });
+        throw coreError(Code.PermissionDenied, "the API key's credit budget is used up", { reason: "budget_exhausted", metadata: GATE });
       }
       let done = false;
       return {

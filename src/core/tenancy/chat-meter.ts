@@ -25,14 +25,37 @@ export const usageCost = (prices: PriceTable, model: string, u: Usage | undefine
 
 const totalTokens = (u: Usage | undefined) => Number((u?.inputTokens ?? 0n) + (u?.outputTokens ?? 0n) + (u?.cacheReadTokens ?? 0n) + (u?.cacheWriteTokens ?? 0n));
 
+/** The first message of a stream, and a stream that yields it and everything after it. */
+async function peekFirst<T>(messages: AsyncIterable<T>): Promise<{ first: T | undefined; rest: AsyncIterable<T> }> {
+  const it = messages[Symbol.asyncIterator]();
+  const head = await it.next();
+  async function* rest() {
+    if (head.done) return;
+    yield head.value;
+    for (;;) {
+      const n = await it.next();
+      if (n.done) return;
+      yield n.value;
+    }
+  }
+  return { first: head.done ? undefined : head.value, rest: rest() };
+}
+
 export function chatMeterInterceptor(deps: { prices: PriceTable; budgets: Budgets; limiter: RateLimiter }): Interceptor {
   const generate = ChatService.method.generate;
   const stream = ChatService.method.streamGenerate;
   return (next) => async (req) => {
     if (req.method !== generate && req.method !== stream) return next(req);
     const p = req.contextValues.get(principalKey);
-    const input = (req.stream ? undefined : (req.message as { input?: ChatInput }).input) as ChatInput | undefined;
-    if (!p || !input) return next(req);
+    if (!p) return next(req);
+    // A server-streaming call carries its one request message as a stream: read it, then hand it on.
+    let input: ChatInput | undefined;
+    if (req.stream) {
+      const peeked = await peekFirst(req.message as AsyncIterable<{ input?: ChatInput }>);
+      input = peeked.first?.input;
+      req = { ...req, message: peeked.rest } as typeof req;
+    } else input = (req.message as { input?: ChatInput }).input;
+    if (!input) return next(req);
     checkModel(p, input.model);
     // Only a priced model needs an estimate (tokenizing the input costs CPU on every request).
     const priced = deps.prices.chat.some((r) => globMatch(r.model, input.model));

@@ -1,38 +1,85 @@
 // Runs after authentication on every core call: the key's format scope, then
 // its rate limits. A concurrency slot is held until a stream's last message.
-import type { Interceptor } from "@connectrpc/connect";
-import { formatKey, principalKey } from "../context.js";
+// A call the tenancy gates refuse (scope, rate limit, or a meter's budget
+// check further in) gets one usage record, `rejected:<reason>`; errors from
+// the services themselves are recorded by the services.
+import { ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { UsageStore } from "../../storage/types.js";
+import { formatKey, principalKey, requestIdKey } from "../context.js";
+import { errorDetail } from "../errors.js";
 import { hasLimits, type RateLimiter } from "./limiter.js";
-import { checkFormat } from "./scope.js";
+import { checkFormat, GATE } from "./scope.js";
 
-export function tenancyInterceptor(limiter: RateLimiter): Interceptor {
+export interface TenancyInterceptorDeps {
+  limiter: RateLimiter;
+  usage?: UsageStore | undefined;
+  now?: (() => number) | undefined;
+}
+
+/** The client-facing model of a request, where its message has one. */
+function modelOf(message: unknown): string {
+  const m = message as { input?: { model?: string }; options?: { model?: string }; model?: string } | undefined;
+  return m?.input?.model ?? m?.options?.model ?? m?.model ?? "";
+}
+
+export function tenancyInterceptor(deps: TenancyInterceptorDeps): Interceptor {
+  const now = deps.now ?? Date.now;
   return (next) => async (req) => {
     const p = req.contextValues.get(principalKey);
     if (!p) return next(req);
-    checkFormat(p, req.contextValues.get(formatKey));
-    if (!hasLimits(p.limits)) return next(req);
-    const release = await limiter.acquire(p.keyId, p.limits);
-    let res;
+    const started = now();
     try {
-      res = await next(req);
+      return await gated();
     } catch (err) {
-      release();
+      const detail = err instanceof ConnectError ? errorDetail(err) : undefined;
+      if (deps.usage && detail?.metadata.gate === GATE.gate) {
+        void deps.usage
+          .record({
+            time: started,
+            keyId: p.keyId,
+            format: req.contextValues.get(formatKey),
+            model: req.stream ? "" : modelOf(req.message),
+            channel: "",
+            inputTokens: 0,
+            outputTokens: 0,
+            images: 0,
+            seconds: 0,
+            credits: 0,
+            status: `rejected:${detail.reason}`,
+            latencyMs: now() - started,
+            requestId: req.contextValues.get(requestIdKey),
+          })
+          .catch(() => undefined);
+      }
       throw err;
     }
-    if (!res.stream) {
-      release();
-      return res;
+
+    async function gated() {
+      checkFormat(p!, req.contextValues.get(formatKey));
+      if (!hasLimits(p!.limits)) return next(req);
+      const release = await deps.limiter.acquire(p!.keyId, p!.limits);
+      let res;
+      try {
+        res = await next(req);
+      } catch (err) {
+        release();
+        throw err;
+      }
+      if (!res.stream) {
+        release();
+        return res;
+      }
+      const inner = res.message;
+      return {
+        ...res,
+        message: (async function* () {
+          try {
+            yield* inner;
+          } finally {
+            release();
+          }
+        })(),
+      };
     }
-    const inner = res.message;
-    return {
-      ...res,
-      message: (async function* () {
-        try {
-          yield* inner;
-        } finally {
-          release();
-        }
-      })(),
-    };
   };
 }

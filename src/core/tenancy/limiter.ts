@@ -3,6 +3,7 @@
 // in-process (the default) and Redis (several instances, one limit).
 import type { RateLimitsRecord } from "../../storage/types.js";
 import { coreError, Code } from "../errors.js";
+import { GATE } from "./scope.js";
 
 export type Limits = RateLimitsRecord;
 
@@ -18,7 +19,7 @@ export interface RateLimiter {
 }
 
 export function rateLimited(what: string, retryAfterMs: number) {
-  return coreError(Code.ResourceExhausted, `rate limit exceeded: ${what}`, { reason: "rate_limited", retryAfterMs: Math.max(1000, Math.ceil(retryAfterMs)) });
+  return coreError(Code.ResourceExhausted, `rate limit exceeded: ${what}`, { reason: "rate_limited", retryAfterMs: Math.max(1000, Math.ceil(retryAfterMs)), metadata: GATE });
 }
 
 export const hasLimits = (l: Limits) => l.requestsPerMinute > 0 || l.tokensPerMinute > 0 || l.concurrentRequests > 0;

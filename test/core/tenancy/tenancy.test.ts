@@ -170,3 +170,26 @@ t.test("a Redis-backed limit is shared by two instances", async (t) => {
   t.ok(results.filter((r) => r !== "ok").every((r) => (r as ConnectError).code === Code.ResourceExhausted));
   t.ok((await redis.keys(`${prefix}*`)).length > 0, "state lives under the configured prefix");
 });
+
+t.test("streamed chat is budgeted too, and refusals at the gate leave a usage record", async (t) => {
+  const server = await startServer({ config: { prices: { chat: [{ model: "*", input: 0, output: 0, request: 1 }], images: [], imageBot: {}, video: [] } } });
+  t.teardown(() => server.close());
+  const { chat, admin } = clients(server);
+  const k = await newKey(server, { budget: 1.5 });
+  const drain = async () => {
+    try {
+      for await (const _ of chat.streamGenerate({ input: input("stream me") }, bearer(k.secret)));
+      return "ok";
+    } catch (e) {
+      return ConnectError.from(e);
+    }
+  };
+  t.equal(await drain(), "ok", "the first stream fits the budget");
+  const second = (await drain()) as ConnectError;
+  t.equal(second.code, Code.PermissionDenied, "the second does not");
+  t.equal(second.findDetails(ErrorDetailSchema)[0]?.reason, "budget_exhausted");
+  t.equal((await admin.getKey({ id: k.id }, bearer(ADMIN_KEY))).key?.spent, 1, "exactly one stream was charged");
+  const usage = await admin.queryUsage({ keyId: k.id }, bearer(ADMIN_KEY));
+  t.ok(usage.records.some((r) => r.status === "rejected:budget_exhausted"), "the refusal is recorded");
+  t.equal(usage.totals?.credits, 1);
+});
