@@ -63,7 +63,7 @@ function expiry(now: number, expireMs: number | undefined, ttlSeconds: bigint, f
 export function cachedContentService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof ChatService>> {
   const now = deps.now ?? Date.now;
   const store = () => {
-    if (!deps.cachedContents) throw coreError(Code.Unimplemented, "cached contents need a storage", { reason: "no_storage" });
+    if (!deps.cachedContents) throw coreError(Code.FailedPrecondition, "cached contents are not available on this gateway", { reason: "no_storage" });
     return deps.cachedContents;
   };
   return {
