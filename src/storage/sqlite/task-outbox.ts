@@ -3,6 +3,7 @@
 // a change that was not stored.
 import type Database from "better-sqlite3";
 import type { OutboxMessage, TaskOutboxStore, TaskRecord } from "../types.js";
+import { INSERT_TASK_SQL, UPDATE_TASK_SQL, taskFromRow, type TaskRow } from "./tasks.js";
 
 interface Row {
   id: string;
@@ -18,16 +19,6 @@ interface Row {
   update_time: number;
 }
 
-interface TaskRow {
-  id: string;
-  kind: string;
-  status: string;
-  owner_key_id: string | null;
-  data: string;
-  create_time: number;
-  update_time: number;
-  version: number;
-}
 
 function fromRow(r: Row): OutboxMessage {
   return {
@@ -45,24 +36,10 @@ function fromRow(r: Row): OutboxMessage {
   };
 }
 
-function fromTaskRow(r: TaskRow): TaskRecord {
-  return {
-    id: r.id,
-    kind: r.kind,
-    status: r.status,
-    ownerKeyId: r.owner_key_id ?? undefined,
-    data: JSON.parse(r.data),
-    createTime: r.create_time,
-    updateTime: r.update_time,
-    version: r.version,
-  };
-}
 
 export function sqliteTaskOutboxStore(db: Database.Database): TaskOutboxStore {
-  const insertTask = db.prepare(
-    "INSERT INTO tasks (id, kind, status, owner_key_id, data, create_time, update_time, version) VALUES (@id, @kind, @status, @owner, @data, @create_time, @update_time, @version)",
-  );
-  const updateTask = db.prepare("UPDATE tasks SET status = @status, data = @data, update_time = @now, version = version + 1 WHERE id = @id AND version = @version");
+  const insertTask = db.prepare(INSERT_TASK_SQL);
+  const updateTask = db.prepare(UPDATE_TASK_SQL);
   const taskById = db.prepare("SELECT * FROM tasks WHERE id = ?");
   const insertMsg = db.prepare(
     "INSERT INTO task_outbox (id, task_id, seq, url, body, status, attempts, next_attempt_time, last_error, create_time, update_time) " +
@@ -90,7 +67,7 @@ export function sqliteTaskOutboxStore(db: Database.Database): TaskOutboxStore {
     const info = updateTask.run({ id, version, status: patch.status, data: JSON.stringify(patch.data), now: Date.now() });
     if (info.changes === 0) return undefined;
     addMessages(messages);
-    return fromTaskRow(taskById.get(id) as TaskRow);
+    return taskFromRow(taskById.get(id) as TaskRow);
   });
 
   return {

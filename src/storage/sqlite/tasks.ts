@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { TaskRecord, TaskStore } from "../types.js";
 
-interface Row {
+export interface TaskRow {
   id: string;
   kind: string;
   status: string;
@@ -12,7 +12,7 @@ interface Row {
   version: number;
 }
 
-function fromRow(r: Row): TaskRecord {
+export function taskFromRow(r: TaskRow): TaskRecord {
   return {
     id: r.id,
     kind: r.kind,
@@ -25,25 +25,27 @@ function fromRow(r: Row): TaskRecord {
   };
 }
 
+export const INSERT_TASK_SQL =
+  "INSERT INTO tasks (id, kind, status, owner_key_id, data, create_time, update_time, version) VALUES (@id, @kind, @status, @owner, @data, @create_time, @update_time, @version)";
+export const UPDATE_TASK_SQL = "UPDATE tasks SET status = @status, data = @data, update_time = @now, version = version + 1 WHERE id = @id AND version = @version";
+
 export function sqliteTaskStore(db: Database.Database): TaskStore {
-  const insert = db.prepare(
-    "INSERT INTO tasks (id, kind, status, owner_key_id, data, create_time, update_time, version) VALUES (@id, @kind, @status, @owner, @data, @create_time, @update_time, @version)",
-  );
+  const insert = db.prepare(INSERT_TASK_SQL);
   const byId = db.prepare("SELECT * FROM tasks WHERE id = ?");
-  const update = db.prepare("UPDATE tasks SET status = @status, data = @data, update_time = @now, version = version + 1 WHERE id = @id AND version = @version");
+  const update = db.prepare(UPDATE_TASK_SQL);
   const del = db.prepare("DELETE FROM tasks WHERE id = ?");
   return {
     async insert(t) {
       insert.run({ id: t.id, kind: t.kind, status: t.status, owner: t.ownerKeyId ?? null, data: JSON.stringify(t.data), create_time: t.createTime, update_time: t.updateTime, version: t.version });
     },
     async get(id) {
-      const r = byId.get(id) as Row | undefined;
-      return r && fromRow(r);
+      const r = byId.get(id) as TaskRow | undefined;
+      return r && taskFromRow(r);
     },
     async getMany(ids) {
       if (ids.length === 0) return [];
-      const rows = db.prepare(`SELECT * FROM tasks WHERE id IN (${ids.map(() => "?").join(",")})`).all(...ids) as Row[];
-      const byKey = new Map(rows.map((r) => [r.id, fromRow(r)]));
+      const rows = db.prepare(`SELECT * FROM tasks WHERE id IN (${ids.map(() => "?").join(",")})`).all(...ids) as TaskRow[];
+      const byKey = new Map(rows.map((r) => [r.id, taskFromRow(r)]));
       return ids.flatMap((id) => {
         const t = byKey.get(id);
         return t ? [t] : [];
@@ -52,14 +54,14 @@ export function sqliteTaskStore(db: Database.Database): TaskStore {
     async update(id, expectedVersion, patch) {
       const info = update.run({ id, version: expectedVersion, status: patch.status, data: JSON.stringify(patch.data), now: Date.now() });
       if (info.changes === 0) return undefined;
-      return fromRow(byId.get(id) as Row);
+      return taskFromRow(byId.get(id) as TaskRow);
     },
     async listByStatus(kind, statuses, limit = 1000) {
       if (statuses.length === 0) return [];
       const rows = db
         .prepare(`SELECT * FROM tasks WHERE kind = ? AND status IN (${statuses.map(() => "?").join(",")}) ORDER BY create_time LIMIT ?`)
-        .all(kind, ...statuses, limit) as Row[];
-      return rows.map(fromRow);
+        .all(kind, ...statuses, limit) as TaskRow[];
+      return rows.map(taskFromRow);
     },
     async list(kind, opts = {}) {
       const desc = opts.order !== "asc";
@@ -70,15 +72,15 @@ export function sqliteTaskStore(db: Database.Database): TaskStore {
         params.push(opts.ownerKeyId);
       }
       if (opts.after) {
-        const anchor = byId.get(opts.after) as Row | undefined;
+        const anchor = byId.get(opts.after) as TaskRow | undefined;
         if (anchor) {
           where.push(desc ? "(create_time < ? OR (create_time = ? AND id < ?))" : "(create_time > ? OR (create_time = ? AND id > ?))");
           params.push(anchor.create_time, anchor.create_time, anchor.id);
         }
       }
       params.push(opts.limit ?? 100);
-      const rows = db.prepare(`SELECT * FROM tasks WHERE ${where.join(" AND ")} ORDER BY create_time ${desc ? "DESC" : "ASC"}, id ${desc ? "DESC" : "ASC"} LIMIT ?`).all(...params) as Row[];
-      return rows.map(fromRow);
+      const rows = db.prepare(`SELECT * FROM tasks WHERE ${where.join(" AND ")} ORDER BY create_time ${desc ? "DESC" : "ASC"}, id ${desc ? "DESC" : "ASC"} LIMIT ?`).all(...params) as TaskRow[];
+      return rows.map(taskFromRow);
     },
     async delete(id) {
       return del.run(id).changes > 0;
