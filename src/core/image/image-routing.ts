@@ -7,6 +7,7 @@ import type { ConnectError } from "@connectrpc/connect";
 import type { ImageProvider } from "../../providers/types.js";
 import { isChannelFault, type ChannelStates } from "../routing/channel-state.js";
 import { globMatch } from "../routing/glob.js";
+import { weightedOrder } from "../routing/weighted-order.js";
 
 export interface ImageRoute {
   channel: string;
@@ -26,22 +27,6 @@ export interface UpstreamImageChannel {
   provider: ImageProvider;
 }
 
-/** Orders equal-priority channels by weighted random draw (weight 0 goes last). */
-function weightedOrder<T extends { channel: ChannelConfig }>(items: T[], rng: () => number): T[] {
-  const pool = [...items];
-  const out: T[] = [];
-  while (pool.length) {
-    const total = pool.reduce((s, c) => s + c.channel.weight, 0);
-    let pick = 0;
-    if (total > 0) {
-      let r = rng() * total;
-      pick = pool.findIndex((c) => (r -= c.channel.weight) < 0);
-      if (pick < 0) pick = pool.length - 1;
-    }
-    out.push(pool.splice(pick, 1)[0]!);
-  }
-  return out;
-}
 
 /** `states` (runtime channel state) is consulted at each resolve; unset, each channel's configured `enabled` counts. */
 export function imageRouting(upstreams: UpstreamImageChannel[], local: ImageProvider, rng: () => number = Math.random, states?: ChannelStates): ImageRouting {
@@ -55,6 +40,7 @@ export function imageRouting(upstreams: UpstreamImageChannel[], local: ImageProv
       return priorities.flatMap((p) =>
         weightedOrder(
           matched.filter((u) => u.channel.priority === p),
+          (u) => u.channel.weight,
           rng,
         ).map((u) => ({ channel: u.channel.name, provider: u.provider, upstreamModel: u.channel.modelMap[model] ?? u.channel.modelMap[profileId] ?? model })),
       );

@@ -14,6 +14,9 @@ import type { ChatProvider } from "../../providers/types.js";
 import type { ConnectError } from "@connectrpc/connect";
 import type { ChannelStates } from "./channel-state.js";
 import { cooldownTracker } from "./cooldown.js";
+import { weightedOrder } from "./weighted-order.js";
+
+export { weightedOrder };
 import { globMatch } from "./glob.js";
 import { signatureIssuers } from "./sticky.js";
 
@@ -64,22 +67,6 @@ export function channelServes(c: ChannelConfig, model: string): boolean {
   return Object.hasOwn(c.modelMap, model) || c.models.some((g) => globMatch(g, model));
 }
 
-/** Orders items by weighted random draw without replacement (weight 0 goes last). */
-export function weightedOrder<T>(items: T[], weight: (t: T) => number, rng: () => number): T[] {
-  const pool = [...items];
-  const out: T[] = [];
-  while (pool.length) {
-    const total = pool.reduce((s, c) => s + Math.max(0, weight(c)), 0);
-    let pick = 0;
-    if (total > 0) {
-      let r = rng() * total;
-      pick = pool.findIndex((c) => (r -= Math.max(0, weight(c))) < 0);
-      if (pick < 0) pick = pool.length - 1;
-    }
-    out.push(pool.splice(pick, 1)[0]!);
-  }
-  return out;
-}
 
 export interface ChannelRoutingOptions {
   channels: UpstreamChatChannel[];

@@ -10,6 +10,7 @@ import { invalidArgument } from "../errors.js";
 import { isChannelFault, type ChannelStates } from "../routing/channel-state.js";
 import { globMatch } from "../routing/glob.js";
 import type { VideoRoute } from "./video-task.js";
+import { weightedOrder } from "../routing/weighted-order.js";
 
 export const VIDEO_PROVIDERS = ["openai-videos", "video-gateway"] as const;
 
@@ -31,21 +32,6 @@ export interface VideoRouting {
 
 export const isVideoChannel = (c: ChannelConfig) => (VIDEO_PROVIDERS as readonly string[]).includes(c.provider);
 
-function weightedOrder(items: VideoChannel[], rng: () => number): VideoChannel[] {
-  const pool = [...items];
-  const out: VideoChannel[] = [];
-  while (pool.length) {
-    const total = pool.reduce((s, c) => s + c.channel.weight, 0);
-    let pick = 0;
-    if (total > 0) {
-      let r = rng() * total;
-      pick = pool.findIndex((c) => (r -= c.channel.weight) < 0);
-      if (pick < 0) pick = pool.length - 1;
-    }
-    out.push(pool.splice(pick, 1)[0]!);
-  }
-  return out;
-}
 
 /**
  * `states` (runtime channel state) is consulted at each resolve; unset, each
@@ -64,6 +50,7 @@ export function videoRouting(upstreams: VideoChannel[], local: VideoProvider, lo
       const routes: VideoRoute[] = priorities.flatMap((p) =>
         weightedOrder(
           matched.filter((u) => u.channel.priority === p),
+          (u) => u.channel.weight,
           rng,
         ).map((u) => ({ provider: u.channel.provider, channel: u.channel.name, upstreamModel: u.channel.modelMap[model] ?? model })),
       );
