@@ -11,6 +11,7 @@ import type { ChannelStates } from "../core/routing/channel-state.js";
 import type { ImageBotDeps, TaskFiles } from "../core/image-bot/deps.js";
 import { imageBotHandler } from "../core/image-bot/handler.js";
 import { TaskRunner } from "../core/tasks/runner.js";
+import { redisEventBus } from "../core/tasks/redis-bus.js";
 import { fromCoreTask } from "../facades/image-bot/translate.js";
 import { localImageBotProvider } from "../providers/local/image-bot/engine.js";
 import { midjourneyClient, type MidjourneyClient } from "../providers/midjourney/client.js";
@@ -89,6 +90,9 @@ export async function createTaskDeps(
     },
     ...(onFinished ? { onFinished } : {}),
   });
+  // Several instances share task changes (WatchTask, SSE, the console) through Redis.
+  const bus = config.redisUrl ? redisEventBus({ url: config.redisUrl, prefix: config.redisPrefix }) : undefined;
+  if (bus) runner.events.useBus(bus);
 
   const notifyToken = (channel: string) => createHmac("sha256", files.urlSecret).update(`mj-notify:${channel}`).digest("hex").slice(0, 32);
   const local = localImageBotProvider({ taskMs: config.local.taskMs ?? DEFAULT_LOCAL_TASK_MS, tileSize: config.imageBot.tileSize });
@@ -136,7 +140,7 @@ export async function createTaskDeps(
     notifyToken,
     async close() {
       await runner.stop();
-      await Promise.allSettled(clients.map((c) => c.close()));
+      await Promise.allSettled([...clients.map((c) => c.close()), bus?.close()]);
     },
   };
 }
