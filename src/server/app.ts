@@ -57,6 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.addHook("onClose", async () => {
+    if (deps.stateRefresh) clearInterval(deps.stateRefresh);
     await deps.chat.close();
   });
   app.addHook("onClose", async () => {

@@ -51,7 +51,12 @@ export interface AppDeps {
   videos: VideoDeps;
   /** Runtime state of the configured channels (enabled, last error), shared by every routing. */
   channels: ChannelStates;
+  /** With shared storage: re-reads what other instances change (channel and account admin state); stopped with the app. */
+  stateRefresh?: NodeJS.Timeout;
 }
+
+/** How often an instance on shared storage picks up other instances' admin changes. */
+export const STATE_REFRESH_MS = 2_000;
 
 /** Chat models the local engine lists (it serves any name while no channel is configured). */
 export const LOCAL_LISTED_CHAT_MODELS = ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1", "gemini-2.5-flash", "gemini-2.5-pro", "local-chat"];
@@ -81,7 +86,8 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const metrics = overrides.metrics ?? createMetrics();
   const local = localChatProvider({ ...config.local, signingSecret: config.local.signingSecret || loadSigningSecret(config.dataDir) });
   // Cooling down is the chat routing's to know; it exists once createChatDeps returns.
-  const channels = channelStates(config.channels, { now, cooling: (name) => chat.routing.cooling?.(name) ?? false });
+  const channels = channelStates(config.channels, { now, cooling: (name) => chat.routing.cooling?.(name) ?? false, store: storage.taskAccounts });
+  await channels.refresh();
   const chat = createChatDeps(config, local, localChatEntries(LOCAL_MODELS_CREATED), { now, states: channels });
   const chatRouting = chat.routing;
   const files = createFileDeps(config, storage, now);
@@ -105,5 +111,11 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   tasks.imageBot.chat = () => chatClient;
   // Every task kind is registered on tasks.runner before this: it resumes unfinished tasks.
   await tasks.runner.start();
-  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos, channels };
+  const stateRefresh =
+    storage.kind === "sqlite"
+      ? undefined
+      : setInterval(() => {
+          channels.refresh().catch(() => undefined);
+        }, STATE_REFRESH_MS).unref();
+  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos, channels, stateRefresh };
 }

@@ -186,7 +186,7 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof AdminSe
     async updateChannel(req, ctx) {
       requireAdmin(ctx);
       if (!req.name) throw invalidArgument("name is required", "name");
-      const updated = deps.channels?.setEnabled(req.name, req.enabled);
+      const updated = await deps.channels?.setEnabled(req.name, req.enabled);
       if (!updated) throw notFound(`channel ${req.name} is not configured`, "channel_not_found");
       return { channel: toChannel(updated) };
     },

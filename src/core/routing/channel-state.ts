@@ -3,9 +3,11 @@
 // (initialised from config, changed at runtime through the admin API) and
 // the last failure seen on it. Routings ask `isEnabled` each time they
 // resolve a model, so a change applies to the next request. Names that are
-// not configured channels (the local engine) are always enabled. The state
-// lives in this process and starts again from config at the next restart.
+// not configured channels (the local engine) are always enabled. With a store,
+// an admin's enable/disable is kept (it outlives restarts) and `refresh` picks
+// up changes other instances made; the last error stays per instance.
 import type { ChannelConfig } from "../../config.js";
+import type { TaskAccountStore } from "../../storage/types.js";
 import { asConnectError, Code, errorDetail } from "../errors.js";
 
 export interface ChannelStatus {
@@ -30,8 +32,10 @@ export interface ChannelGate {
 }
 
 export interface ChannelStates extends ChannelGate {
-  /** Enables or disables a channel; undefined when no channel has that name. */
-  setEnabled(name: string, enabled: boolean): ChannelStatus | undefined;
+  /** Enables or disables a channel (kept in the store, when there is one); undefined when no channel has that name. */
+  setEnabled(name: string, enabled: boolean): Promise<ChannelStatus | undefined>;
+  /** Applies the stored enable/disable changes (made here before a restart, or by another instance). */
+  refresh(): Promise<void>;
   /** Remembers a channel's latest failure (ignored for names that are not channels). */
   recordError(name: string, err: unknown): void;
   get(name: string): ChannelStatus | undefined;
@@ -70,7 +74,10 @@ function describe(err: unknown): string {
   return `${reason ? `${reason}: ` : ""}${e.rawMessage}`.slice(0, 500);
 }
 
-export function channelStates(configs: ChannelConfig[], opts: { now: () => number; cooling?: (name: string) => boolean }): ChannelStates {
+/** The store kind under which channel overrides are kept (next to task-runner accounts). */
+export const CHANNEL_STATE_KIND = "channel";
+
+export function channelStates(configs: ChannelConfig[], opts: { now: () => number; cooling?: (name: string) => boolean; store?: TaskAccountStore }): ChannelStates {
   const state = new Map(configs.map((c) => [c.name, { config: c, enabled: c.enabled, lastError: "", lastErrorTime: 0 }]));
   const view = (name: string): ChannelStatus | undefined => {
     const s = state.get(name);
@@ -92,11 +99,20 @@ export function channelStates(configs: ChannelConfig[], opts: { now: () => numbe
   };
   return {
     isEnabled: (name) => state.get(name)?.enabled ?? true,
-    setEnabled(name, enabled) {
+    async setEnabled(name, enabled) {
       const s = state.get(name);
       if (!s) return undefined;
+      await opts.store?.put({ kind: CHANNEL_STATE_KIND, id: name, data: { enabled }, updateTime: opts.now() });
       s.enabled = enabled;
       return view(name);
+    },
+    async refresh() {
+      if (!opts.store) return;
+      for (const r of await opts.store.list(CHANNEL_STATE_KIND)) {
+        const s = state.get(r.id);
+        const enabled = (r.data as { enabled?: unknown }).enabled;
+        if (s && typeof enabled === "boolean") s.enabled = enabled;
+      }
     },
     recordError(name, err) {
       const s = state.get(name);

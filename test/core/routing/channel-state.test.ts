@@ -1,6 +1,10 @@
 // The runtime channel registry, and the chat, image and video routings
 // consulting it at resolve time.
 import t from "tap";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openSqliteStorage } from "../../../src/storage/sqlite/sqlite-storage.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { channelSchema, configSchema } from "../../../src/config.js";
 import { coreError } from "../../../src/core/errors.js";
@@ -33,9 +37,9 @@ t.test("enabled from config, changed at runtime; last errors; unknown names", as
   const s = channelStates([ch({ name: "a" }), ch({ name: "b", enabled: false, modelMap: { m: "up" }, priority: 3, weight: 0.5 })], { now: () => clock, cooling: (n) => cooling.has(n) });
   t.same([s.isEnabled("a"), s.isEnabled("b"), s.isEnabled("local")], [true, false, true], "names that are not channels are always enabled");
   t.match(s.get("b"), { name: "b", provider: "openai", baseUrl: "http://x/v1", models: ["m"], modelMap: { m: "up" }, priority: 3, weight: 0.5, enabled: false, coolingDown: false, lastError: "", lastErrorTime: 0 });
-  t.match(s.setEnabled("b", true), { name: "b", enabled: true });
+  t.match(await s.setEnabled("b", true), { name: "b", enabled: true });
   t.equal(s.isEnabled("b"), true);
-  t.equal(s.setEnabled("nope", true), undefined);
+  t.equal(await s.setEnabled("nope", true), undefined);
   s.recordError("a", coreError(Code.Unavailable, "upstream answered 503", { reason: "upstream_unavailable" }));
   clock = 2000;
   s.recordError("b", "plain text " + "x".repeat(600));
@@ -55,8 +59,8 @@ t.test("chat routing asks the registry at each resolve and records reported fail
   const states = channelStates(configs, { now: () => 5 });
   const r = channelChatRouting({ channels: configs.map((config) => ({ config, provider })), upstream, states, rng: () => 0 });
   t.same(r.resolve("m").map((x) => x.channel), ["a", "b"]);
-  states.setEnabled("a", false);
-  states.setEnabled("off", true);
+  await states.setEnabled("a", false);
+  await states.setEnabled("off", true);
   t.same(r.resolve("m").map((x) => x.channel), ["off", "b"], "a change applies to the next resolve");
   const route = r.resolve("m")[0]!;
   r.report(route, false, coreError(Code.Unavailable, "503", { reason: "upstream_unavailable" }));
@@ -78,9 +82,9 @@ t.test("image routing: a disabled channel leaves the model to the next one or th
     states,
   );
   t.same(r.resolve("dall-e-2", "IMG_MODEL_A").map((x) => x.channel), ["img"]);
-  states.setEnabled("img", false);
+  await states.setEnabled("img", false);
   t.same(r.resolve("dall-e-2", "IMG_MODEL_A").map((x) => x.channel), ["local"]);
-  states.setEnabled("spare", true);
+  await states.setEnabled("spare", true);
   t.same(r.resolve("dall-e-2", "IMG_MODEL_A").map((x) => x.channel), ["spare"]);
   r.report!({ channel: "spare", provider: p("openai"), upstreamModel: "x" }, coreError(Code.InvalidArgument, "bad size", { reason: "invalid_value" }));
   t.equal(states.get("spare")!.lastError, "", "the request's fault is not the channel's");
@@ -103,8 +107,8 @@ t.test("video routing: disabled channels keep their provider and queue but serve
   t.equal(r.provider("later")?.kind, "openai-videos");
   t.same(r.resolve("kling-v1").map((x) => x.channel), ["vid"]);
   t.throws(() => r.resolve("sora-2"), { code: Code.InvalidArgument }, "not served while disabled (and the local engine serves none once channels exist)");
-  states.setEnabled("later", true);
-  states.setEnabled("vid", false);
+  await states.setEnabled("later", true);
+  await states.setEnabled("vid", false);
   t.same(r.resolve("sora-2").map((x) => x.channel), ["later"]);
   t.throws(() => r.resolve("kling-v1"), { code: Code.InvalidArgument });
   r.report!("vid", coreError(Code.Unavailable, "gateway down"));
@@ -112,4 +116,26 @@ t.test("video routing: disabled channels keep their provider and queue but serve
   const noStates = videoRouting([{ channel: configs[1]!, provider: p("openai-videos") }], p("local"), undefined);
   t.same(noStates.resolve("anything").map((x) => x.channel), ["local"], "without a registry the configured flag counts; only disabled channels: the local engine serves");
   noStates.report!("later", coreError(Code.Unavailable, "x"));
+});
+
+t.test("with a store, an enable/disable outlives a restart and reaches other instances on refresh", async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "og-channels-"));
+  const storage = openSqliteStorage(dir);
+  t.teardown(async () => {
+    await storage.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const configs = [ch({ name: "a" }), ch({ name: "b", enabled: false })];
+  const one = channelStates(configs, { now: () => 1, store: storage.taskAccounts });
+  const two = channelStates(configs, { now: () => 1, store: storage.taskAccounts });
+  await one.setEnabled("a", false);
+  await one.setEnabled("b", true);
+  t.same([two.isEnabled("a"), two.isEnabled("b")], [true, false], "the other instance still has the config's values");
+  await two.refresh();
+  t.same([two.isEnabled("a"), two.isEnabled("b")], [false, true], "until it refreshes");
+  const restarted = channelStates(configs, { now: () => 2, store: storage.taskAccounts });
+  await restarted.refresh();
+  t.same([restarted.isEnabled("a"), restarted.isEnabled("b")], [false, true], "a restart keeps the admin's choice");
+  t.equal(await one.setEnabled("gone", true), undefined);
+  t.same((await storage.taskAccounts.list("channel")).map((r) => r.id), ["a", "b"], "unknown names are not stored");
 });
