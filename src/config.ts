@@ -209,6 +209,9 @@ const DEFAULT_TASKS = {
   callbackBackoffMs: 1000,
   callbackMaxBackoffMs: 5 * 60 * 1000,
   callbackTimeoutMs: 10 * 1000,
+  instanceId: "",
+  leaseMs: 15 * 1000,
+  claimPollMs: 1000,
 };
 const tasksSchema = z
   .object({
@@ -228,6 +231,16 @@ const tasksSchema = z
     callbackMaxBackoffMs: positiveInt.default(DEFAULT_TASKS.callbackMaxBackoffMs),
     /** Time limit of one delivery attempt. */
     callbackTimeoutMs: positiveInt.default(DEFAULT_TASKS.callbackTimeoutMs),
+    /**
+     * This instance's name in task leases, unique among the instances sharing
+     * the database. Empty: "embedded" with SQLite (one process per data dir),
+     * a random name per process with PostgreSQL.
+     */
+    instanceId: z.string().regex(/^[\w.:-]{0,128}$/, "expected up to 128 letters, digits, '_', '.', ':' or '-'").default(DEFAULT_TASKS.instanceId),
+    /** How long a task lease lasts without renewal: a killed instance's tasks are taken over after it. */
+    leaseMs: z.coerce.number().int("expected a whole number").min(300, "expected at least 300").default(DEFAULT_TASKS.leaseMs),
+    /** How often each queue is checked for work to claim (waiting tasks, expired leases). */
+    claimPollMs: z.coerce.number().int("expected a whole number").min(10, "expected at least 10").default(DEFAULT_TASKS.claimPollMs),
   })
   .strict()
   .default(DEFAULT_TASKS);
@@ -279,6 +292,10 @@ const imageBotSchema = z
   .strict()
   .default(DEFAULT_IMAGE_BOT);
 
+const databaseUrl = z.string().regex(/^postgres(ql)?:\/\//, "expected a postgres:// or postgresql:// URL");
+const databaseSchema = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, "expected a lower-case identifier ([a-z_][a-z0-9_]*)");
+const databasePoolSize = z.coerce.number().int("expected a whole number").min(1, "expected at least 1").max(1000, "expected at most 1000");
+
 export const fileSchema = z
   .object({
     port: port.optional(),
@@ -293,6 +310,10 @@ export const fileSchema = z
     dev: z.boolean().optional(),
     redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
     redisPrefix: z.string().optional(),
+    databaseUrl: databaseUrl.optional(),
+    databaseSchema: databaseSchema.optional(),
+    databasePoolSize: databasePoolSize.optional(),
+    filesDir: z.string().min(1).optional(),
     prices: priceSchema.optional(),
     local: localSchema.optional(),
     urlSecret: z.string().optional(),
@@ -320,6 +341,14 @@ export const configSchema = z.object({
   redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
   /** Prefix of every Redis key the gateway writes. */
   redisPrefix: z.string().default("omnigate:"),
+  /** PostgreSQL storage (see docs/storage.md); SQLite in dataDir when unset. */
+  databaseUrl: databaseUrl.optional(),
+  /** Schema holding omnigate's tables; created when missing. */
+  databaseSchema: databaseSchema.default("public"),
+  /** Most PostgreSQL connections one instance opens. */
+  databasePoolSize: databasePoolSize.default(10),
+  /** Where the blob store keeps file bytes (a shared directory for several instances); default <dataDir>/files. */
+  filesDir: z.string().min(1).optional(),
   /** Price table that turns usage into credits (see src/core/tenancy/prices.ts). */
   prices: priceSchema.default(EMPTY_PRICES),
   local: localSchema,
@@ -354,6 +383,10 @@ const ENV: Record<string, { key: keyof z.input<typeof configSchema>; parse?: (v:
   OMNIGATE_DEV: { key: "dev", parse: (v) => boolish.parse(v) },
   OMNIGATE_REDIS_URL: { key: "redisUrl" },
   OMNIGATE_REDIS_PREFIX: { key: "redisPrefix" },
+  OMNIGATE_DATABASE_URL: { key: "databaseUrl" },
+  OMNIGATE_DATABASE_SCHEMA: { key: "databaseSchema" },
+  OMNIGATE_DATABASE_POOL_SIZE: { key: "databasePoolSize" },
+  OMNIGATE_FILES_DIR: { key: "filesDir" },
   OMNIGATE_URL_SECRET: { key: "urlSecret" },
   /** A JSON array of channels. */
   OMNIGATE_CHANNELS: { key: "channels", parse: (v) => JSON.parse(v) },
@@ -377,6 +410,9 @@ const SECTION_ENV: Record<string, { section: "tasks" | "imageBot"; key: string; 
   OMNIGATE_CALLBACK_ALLOW_PRIVATE: { section: "tasks", key: "callbackAllowPrivate", parse: (v) => v },
   OMNIGATE_CALLBACK_ATTEMPTS: { section: "tasks", key: "callbackAttempts", parse: (v) => v },
   OMNIGATE_CALLBACK_BACKOFF_MS: { section: "tasks", key: "callbackBackoffMs", parse: (v) => v },
+  OMNIGATE_INSTANCE_ID: { section: "tasks", key: "instanceId", parse: (v) => v },
+  OMNIGATE_TASK_LEASE_MS: { section: "tasks", key: "leaseMs", parse: (v) => v },
+  OMNIGATE_TASK_POLL_MS: { section: "tasks", key: "claimPollMs", parse: (v) => v },
   /** A JSON array of accounts. */
   OMNIGATE_IB_ACCOUNTS: { section: "imageBot", key: "accounts", parse: (v) => JSON.parse(v) },
   OMNIGATE_IB_BANNED_WORDS: { section: "imageBot", key: "bannedWords", parse: (v) => v.split(",").map((s) => s.trim()).filter(Boolean) },
@@ -460,6 +496,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const config = parsed.data;
   config.dataDir = path.resolve(config.dataDir);
+  if (config.filesDir) config.filesDir = path.resolve(config.filesDir);
   return config;
 }
 

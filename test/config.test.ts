@@ -62,3 +62,16 @@ t.test("a bad config file names the file and the setting", async (t) => {
   t.throws(() => loadConfig({ OMNIGATE_CONFIG: f }), /unknownSetting/);
   t.throws(() => loadConfig({ OMNIGATE_CONFIG: path.join(dir, "missing.json") }), /OMNIGATE_CONFIG: cannot read .*ENOENT/);
 });
+
+t.test("task leases: instance id, lease and claim poll from env and file, with bounds", async (t) => {
+  const d = loadConfig({});
+  t.match(d.tasks, { instanceId: "", leaseMs: 15_000, claimPollMs: 1000 });
+  const c = loadConfig({ OMNIGATE_INSTANCE_ID: "gw-2", OMNIGATE_TASK_LEASE_MS: "2500", OMNIGATE_TASK_POLL_MS: "200" });
+  t.match(c.tasks, { instanceId: "gw-2", leaseMs: 2500, claimPollMs: 200 });
+  const file = path.join(tempDir(), "c.json");
+  writeFileSync(file, JSON.stringify({ tasks: { leaseMs: 3000, claimPollMs: 100 } }));
+  t.match(loadConfig({ OMNIGATE_CONFIG: file }).tasks, { leaseMs: 3000, claimPollMs: 100, instanceId: "" });
+  t.throws(() => loadConfig({ OMNIGATE_TASK_LEASE_MS: "100" }), { name: "ConfigError", message: /OMNIGATE_TASK_LEASE_MS .*at least 300/ });
+  t.throws(() => loadConfig({ OMNIGATE_TASK_POLL_MS: "0" }), { name: "ConfigError", message: /OMNIGATE_TASK_POLL_MS .*at least 10/ });
+  t.throws(() => loadConfig({ OMNIGATE_INSTANCE_ID: "a b" }), { name: "ConfigError", message: /OMNIGATE_INSTANCE_ID/ });
+});

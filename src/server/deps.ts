@@ -10,7 +10,7 @@ import { channelStates, type ChannelStates } from "../core/routing/channel-state
 import { createChatDeps, type ChatDeps } from "./chat-deps.js";
 import { localChatProvider } from "../providers/local/chat.js";
 import { loadSigningSecret } from "../providers/local/signing-key.js";
-import { openSqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { openStorage } from "../storage/open.js";
 import type { Storage } from "../storage/types.js";
 import { createMetrics, metricsInterceptor, type Metrics } from "./metrics.js";
 import { createFileDeps, createImageDeps, type FileDeps, type ImageDeps } from "./image-deps.js";
@@ -81,7 +81,7 @@ const LOCAL_MODELS_CREATED = Date.UTC(2025, 0, 1);
 
 export async function createDeps(config: Config, overrides: { storage?: Storage; now?: () => number; metrics?: Metrics } = {}): Promise<AppDeps> {
   const now = overrides.now ?? Date.now;
-  const storage = overrides.storage ?? openSqliteStorage(config.dataDir);
+  const storage = overrides.storage ?? (await openStorage(config));
   const auth = authenticator(storage.keys, { now });
   const metrics = overrides.metrics ?? createMetrics();
   const local = localChatProvider({ ...config.local, signingSecret: config.local.signingSecret || loadSigningSecret(config.dataDir) });

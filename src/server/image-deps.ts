@@ -34,8 +34,9 @@ export interface ImageDeps {
 }
 
 export function createFileDeps(config: Config, storage: Storage, now: () => number, onError?: (err: unknown) => void): FileDeps {
-  const blobs = fsBlobStore({ dir: path.join(config.dataDir, "files"), files: storage.files, now });
-  const urlSecret = resolveUrlSecret(config.urlSecret, config.dataDir);
+  const blobs = fsBlobStore({ dir: config.filesDir ?? path.join(config.dataDir, "files"), files: storage.files, now });
+  // A shared files dir also shares the URL secret, so every instance verifies every URL.
+  const urlSecret = resolveUrlSecret(config.urlSecret, config.filesDir ?? config.dataDir);
   const sweeper = startSweeper(blobs, { intervalMs: config.images.sweepIntervalMs, now, ...(onError ? { onError } : {}) });
   return { blobs, urlSecret, sweeper };
 }

@@ -45,6 +45,11 @@ export interface KeyStore {
   update(id: string, patch: Partial<Omit<ApiKeyRecord, "id" | "hash">>): Promise<ApiKeyRecord | undefined>;
   count(): Promise<number>;
   /**
+   * Inserts the key only when the store holds no key at all, atomically even
+   * across instances (the first-start admin key); false when a key existed.
+   */
+  insertIfEmpty(key: ApiKeyRecord): Promise<boolean>;
+  /**
    * Atomically adds `amount` to `spent` when the budget allows it (budget 0 =
    * unlimited). Returns false, changing nothing, when it would overdraw.
    */
@@ -64,6 +69,49 @@ export interface TaskRecord {
   updateTime: number;
   /** Incremented on every update; used for optimistic concurrency. */
   version: number;
+  /** The queue that runs it ("" = none). Scheduling columns, kept by the task runner. */
+  queue?: string | undefined;
+  /** The instance whose lease lets it run the task, while one does. */
+  leaseOwner?: string | undefined;
+  /** When that lease ends (epoch ms; 0 = none). */
+  leaseUntil?: number | undefined;
+}
+
+/**
+ * The task statuses storage schedules by: a task waits in its queue in
+ * TASK_WAITING and holds a slot in TASK_RUNNING (see docs/task-lifecycle.md).
+ */
+export const TASK_WAITING = "NOT_START";
+export const TASK_RUNNING: readonly string[] = ["SUBMITTED", "IN_PROGRESS"];
+
+/** A task write: status and data, optionally moving it to a queue or ending the writer's lease. */
+export interface TaskPatch {
+  status: string;
+  data: unknown;
+  /** Puts the task in this queue, at the end of its waiting line. */
+  queue?: string | undefined;
+  /** Ends the task's lease (its execution is over). */
+  releaseLease?: boolean | undefined;
+}
+
+/**
+ * An admission's limits: the write happens only while the task's queue holds
+ * fewer than concurrency + queueSize unfinished tasks (waiting, running, or
+ * still leased), checked atomically with the write; else NoRoomError.
+ */
+export interface QueueRoom {
+  concurrency: number;
+  queueSize: number;
+  now: number;
+}
+
+export interface QueueClaim {
+  /** The tasks now leased to the claimer (version incremented), oldest running ones first, then the waiting line. */
+  claimed: TaskRecord[];
+  /** Tasks of the queue holding a slot (an unexpired lease) after the claim. */
+  running: number;
+  /** Unfinished tasks of the queue without a lease after the claim. */
+  waiting: number;
 }
 
 export interface TaskStore {
@@ -74,10 +122,24 @@ export interface TaskStore {
    * Writes status and data when the stored version equals `expectedVersion`;
    * returns the new record, or undefined when the version did not match.
    */
-  update(id: string, expectedVersion: number, patch: { status: string; data: unknown }): Promise<TaskRecord | undefined>;
+  update(id: string, expectedVersion: number, patch: TaskPatch): Promise<TaskRecord | undefined>;
   listByStatus(kind: string, statuses: string[], limit?: number): Promise<TaskRecord[]>;
   list(kind: string, opts?: ListPage & { order?: "asc" | "desc"; ownerKeyId?: string }): Promise<TaskRecord[]>;
   delete(id: string): Promise<boolean>;
+  /**
+   * Leases work of one queue to `owner` until now + leaseMs, atomically across
+   * instances: counts the tasks holding a slot (unexpired lease) and leases up
+   * to the free slots' worth of unleased tasks, running ones first (take-over
+   * after an expired lease), then waiting ones in line order. Each claimed
+   * task's version is incremented, so a former owner's next write fails.
+   */
+  claim(queue: string, opts: { owner: string; now: number; leaseMs: number; concurrency: number }): Promise<QueueClaim>;
+  /** Extends the owner's unexpired leases of unfinished tasks to now + leaseMs; returns the ids still leased. */
+  renewLeases(owner: string, ids: string[], now: number, leaseMs: number): Promise<string[]>;
+  /** Ends the owner's leases (of `ids`, or all of them); returns how many. */
+  releaseLeases(owner: string, ids?: string[]): Promise<number>;
+  /** 1-based place of an unleased waiting task in its queue's line; 0 otherwise. */
+  queuePosition(id: string, now: number): Promise<number>;
 }
 
 export interface UsageRecord {
@@ -185,13 +247,24 @@ export interface OutboxMessage {
 
 /** Task writes together with their outbox messages, each in one transaction (the transactional outbox). */
 export interface TaskOutboxStore {
-  insertTask(task: TaskRecord, messages: OutboxMessage[]): Promise<void>;
-  /** TaskStore.update plus the messages, atomically; undefined (and nothing written) on a version mismatch. */
-  updateTask(id: string, expectedVersion: number, patch: { status: string; data: unknown }, messages: OutboxMessage[]): Promise<TaskRecord | undefined>;
+  /** Inserts the task and its messages; with `room`, only when the task's queue has room (else NoRoomError). */
+  insertTask(task: TaskRecord, messages: OutboxMessage[], room?: QueueRoom): Promise<void>;
+  /**
+   * TaskStore.update plus the messages, atomically; undefined (and nothing
+   * written) on a version mismatch. With `room`, only when the task's (new)
+   * queue has room (else NoRoomError).
+   */
+  updateTask(id: string, expectedVersion: number, patch: TaskPatch, messages: OutboxMessage[], room?: QueueRoom): Promise<TaskRecord | undefined>;
   /** For each task, its lowest-seq pending message when that one is due at `now`; oldest first. */
   due(now: number, limit: number): Promise<OutboxMessage[]>;
-  /** Records an attempt's outcome. */
-  settle(id: string, patch: { status: OutboxMessage["status"]; attempts: number; nextAttemptTime: number; lastError?: string | undefined; updateTime: number }): Promise<void>;
+  /**
+   * due(), handing each message to one worker: the messages returned are
+   * claimed by `owner` until now + claimMs, and skipped by other owners until
+   * then (the owner's own claims count as free: a restart under the same name).
+   */
+  claimDue(owner: string, now: number, limit: number, claimMs: number): Promise<OutboxMessage[]>;
+  /** Records an attempt's outcome and ends its claim; with `owner`, only while that owner holds the claim. */
+  settle(id: string, patch: { status: OutboxMessage["status"]; attempts: number; nextAttemptTime: number; lastError?: string | undefined; updateTime: number; owner?: string | undefined }): Promise<void>;
   listForTask(taskId: string): Promise<OutboxMessage[]>;
   /** Removes delivered and dead messages last updated before `time`; returns how many. */
   deleteSettledBefore(time: number, limit: number): Promise<number>;
@@ -227,4 +300,9 @@ export interface Storage {
 
 export class StorageError extends Error {
   override name = "StorageError";
+}
+
+/** An admission refused because the queue has no room (see QueueRoom). */
+export class NoRoomError extends Error {
+  override name = "NoRoomError";
 }

@@ -46,6 +46,7 @@ export async function ensureKeys(keys: KeyStore, opts: { bootstrapKey?: string |
   if ((await keys.count()) > 0) return {};
   const secret = newSecret();
   const id = newKeyId();
-  await keys.insert(adminKey(id, "initial admin", secret, now));
+  // Instances starting together on one empty database: only one of them inserts.
+  if (!(await keys.insertIfEmpty(adminKey(id, "initial admin", secret, now)))) return {};
   return { generatedSecret: secret, generatedKeyId: id };
 }

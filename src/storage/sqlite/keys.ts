@@ -63,6 +63,9 @@ export function sqliteKeyStore(db: Database.Database): KeyStore {
   const byId = db.prepare("SELECT * FROM api_keys WHERE id = ?");
   const byHash = db.prepare("SELECT * FROM api_keys WHERE hash = ?");
   const count = db.prepare("SELECT COUNT(*) AS n FROM api_keys");
+  const insertIfEmpty = db.prepare(`INSERT INTO api_keys (${COLUMNS}) SELECT ${VALUES} WHERE NOT EXISTS (SELECT 1 FROM api_keys)`);
+  // IMMEDIATE takes the write lock before the check, so processes sharing the file cannot both insert.
+  const insertIfEmptyTx = db.transaction((k: ApiKeyRecord) => insertIfEmpty.run(toParams(k)).changes === 1);
   const reserve = db.prepare("UPDATE api_keys SET spent = spent + @amount WHERE id = @id AND (budget <= 0 OR spent + @amount <= budget + 1e-9)");
   const adjust = db.prepare("UPDATE api_keys SET spent = MAX(0, spent + @delta) WHERE id = @id");
   return {
@@ -101,6 +104,9 @@ export function sqliteKeyStore(db: Database.Database): KeyStore {
     },
     async count() {
       return (count.get() as { n: number }).n;
+    },
+    async insertIfEmpty(k) {
+      return insertIfEmptyTx.immediate(k);
     },
     async reserveCredits(id, amount) {
       return reserve.run({ id, amount }).changes === 1;

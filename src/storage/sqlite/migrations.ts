@@ -114,4 +114,24 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "task leases and callback claims",
+    sql: `
+      ALTER TABLE tasks ADD COLUMN queue TEXT NOT NULL DEFAULT '';
+      ALTER TABLE tasks ADD COLUMN queue_order INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE tasks ADD COLUMN lease_owner TEXT;
+      ALTER TABLE tasks ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
+      UPDATE tasks SET queue = COALESCE(CASE WHEN json_valid(data) THEN json_extract(data, '$.run.queue') END, '');
+      UPDATE tasks SET queue_order = o.n FROM (
+        SELECT id, row_number() OVER (ORDER BY COALESCE(CASE WHEN json_valid(data) THEN json_extract(data, '$.run.queueTime') END, create_time), rowid) AS n FROM tasks
+      ) AS o WHERE o.id = tasks.id;
+      CREATE INDEX tasks_queue_line ON tasks (queue, status, queue_order);
+      CREATE INDEX tasks_queue_lease ON tasks (queue, lease_until);
+      CREATE INDEX tasks_queue_order ON tasks (queue_order);
+      CREATE INDEX tasks_lease_owner ON tasks (lease_owner) WHERE lease_owner IS NOT NULL;
+      ALTER TABLE task_outbox ADD COLUMN claim_owner TEXT;
+      ALTER TABLE task_outbox ADD COLUMN claim_until INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -2,8 +2,8 @@
 // causes commit together, so a crash never loses a callback nor sends one for
 // a change that was not stored.
 import type Database from "better-sqlite3";
-import type { OutboxMessage, TaskOutboxStore, TaskRecord } from "../types.js";
-import { INSERT_TASK_SQL, UPDATE_TASK_SQL, taskFromRow, type TaskRow } from "./tasks.js";
+import type { OutboxMessage, QueueRoom, TaskOutboxStore, TaskPatch, TaskRecord } from "../types.js";
+import { taskWrites } from "./tasks.js";
 
 interface Row {
   id: string;
@@ -38,20 +38,21 @@ function fromRow(r: Row): OutboxMessage {
 
 
 export function sqliteTaskOutboxStore(db: Database.Database): TaskOutboxStore {
-  const insertTask = db.prepare(INSERT_TASK_SQL);
-  const updateTask = db.prepare(UPDATE_TASK_SQL);
-  const taskById = db.prepare("SELECT * FROM tasks WHERE id = ?");
+  const tasks = taskWrites(db);
   const insertMsg = db.prepare(
     "INSERT INTO task_outbox (id, task_id, seq, url, body, status, attempts, next_attempt_time, last_error, create_time, update_time) " +
       "VALUES (@id, @taskId, @seq, @url, @body, @status, @attempts, @nextAttemptTime, @lastError, @createTime, @updateTime)",
   );
-  const due = db.prepare(
-    "SELECT o.* FROM task_outbox o WHERE o.status = 'pending' AND o.next_attempt_time <= ? " +
-      "AND NOT EXISTS (SELECT 1 FROM task_outbox p WHERE p.task_id = o.task_id AND p.status = 'pending' AND p.seq < o.seq) " +
-      "ORDER BY o.next_attempt_time, o.seq LIMIT ?",
-  );
+  const dueSql = (claimable: string) =>
+    `SELECT o.* FROM task_outbox o WHERE o.status = 'pending' AND o.next_attempt_time <= @now ${claimable}` +
+    "AND NOT EXISTS (SELECT 1 FROM task_outbox p WHERE p.task_id = o.task_id AND p.status = 'pending' AND p.seq < o.seq) " +
+    "ORDER BY o.next_attempt_time, o.seq LIMIT @limit";
+  const due = db.prepare(dueSql(""));
+  const claimable = db.prepare(dueSql("AND (o.claim_until <= @now OR o.claim_owner = @owner) "));
+  const claimOne = db.prepare("UPDATE task_outbox SET claim_owner = ?, claim_until = ? WHERE id = ?");
   const settle = db.prepare(
-    "UPDATE task_outbox SET status = @status, attempts = @attempts, next_attempt_time = @nextAttemptTime, last_error = @lastError, update_time = @updateTime WHERE id = @id",
+    "UPDATE task_outbox SET status = @status, attempts = @attempts, next_attempt_time = @nextAttemptTime, last_error = @lastError, update_time = @updateTime, " +
+      "claim_owner = NULL, claim_until = 0 WHERE id = @id AND (@owner IS NULL OR claim_owner = @owner)",
   );
   const forTask = db.prepare("SELECT * FROM task_outbox WHERE task_id = ? ORDER BY seq");
   const deleteSettled = db.prepare("DELETE FROM task_outbox WHERE rowid IN (SELECT rowid FROM task_outbox WHERE status IN ('delivered', 'dead') AND update_time < ? LIMIT ?)");
@@ -59,29 +60,38 @@ export function sqliteTaskOutboxStore(db: Database.Database): TaskOutboxStore {
   const addMessages = (messages: OutboxMessage[]) => {
     for (const m of messages) insertMsg.run({ ...m, lastError: m.lastError ?? null });
   };
-  const insertTx = db.transaction((t: TaskRecord, messages: OutboxMessage[]) => {
-    insertTask.run({ id: t.id, kind: t.kind, status: t.status, owner: t.ownerKeyId ?? null, data: JSON.stringify(t.data), create_time: t.createTime, update_time: t.updateTime, version: t.version });
+  const insertTx = db.transaction((t: TaskRecord, messages: OutboxMessage[], room?: QueueRoom) => {
+    tasks.insert(t, room);
     addMessages(messages);
   });
-  const updateTx = db.transaction((id: string, version: number, patch: { status: string; data: unknown }, messages: OutboxMessage[]): TaskRecord | undefined => {
-    const info = updateTask.run({ id, version, status: patch.status, data: JSON.stringify(patch.data), now: Date.now() });
-    if (info.changes === 0) return undefined;
-    addMessages(messages);
-    return taskFromRow(taskById.get(id) as TaskRow);
+  const updateTx = db.transaction((id: string, version: number, patch: TaskPatch, messages: OutboxMessage[], room?: QueueRoom): TaskRecord | undefined => {
+    const updated = tasks.update(id, version, patch, room);
+    if (updated) addMessages(messages);
+    return updated;
+  });
+  const claimTx = db.transaction((owner: string, now: number, limit: number, claimMs: number) => {
+    const rows = claimable.all({ now, limit, owner }) as Row[];
+    for (const r of rows) claimOne.run(owner, now + claimMs, r.id);
+    return rows.map(fromRow);
   });
 
   return {
-    async insertTask(task, messages) {
-      insertTx(task, messages);
+    async insertTask(task, messages, room) {
+      // An admission (room) counts the queue and writes in one IMMEDIATE transaction.
+      if (room) insertTx.immediate(task, messages, room);
+      else insertTx(task, messages);
     },
-    async updateTask(id, expectedVersion, patch, messages) {
-      return updateTx(id, expectedVersion, patch, messages);
+    async updateTask(id, expectedVersion, patch, messages, room) {
+      return room ? updateTx.immediate(id, expectedVersion, patch, messages, room) : updateTx(id, expectedVersion, patch, messages);
     },
     async due(now, limit) {
-      return (due.all(now, limit) as Row[]).map(fromRow);
+      return (due.all({ now, limit }) as Row[]).map(fromRow);
+    },
+    async claimDue(owner, now, limit, claimMs) {
+      return claimTx.immediate(owner, now, limit, claimMs);
     },
     async settle(id, p) {
-      settle.run({ id, status: p.status, attempts: p.attempts, nextAttemptTime: p.nextAttemptTime, lastError: p.lastError ?? null, updateTime: p.updateTime });
+      settle.run({ id, status: p.status, attempts: p.attempts, nextAttemptTime: p.nextAttemptTime, lastError: p.lastError ?? null, updateTime: p.updateTime, owner: p.owner ?? null });
     },
     async listForTask(taskId) {
       return (forTask.all(taskId) as Row[]).map(fromRow);
