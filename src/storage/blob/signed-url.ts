@@ -2,7 +2,7 @@
 // sig = HMAC-SHA256(secret, "<id>:<exp>"). The gateway verifies them in
 // server/files-route.ts; nothing else is needed to serve a file.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync, linkSync, rmSync } from "node:fs";
 import path from "node:path";
 
 export const URL_SECRET_FILE = "url-secret";
@@ -42,11 +42,17 @@ export function resolveUrlSecret(configured: string, dataDir: string): string {
   }
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(32).toString("hex");
+  // Written aside, then linked into place: a process starting at the same time
+  // (a shared files dir) never reads a half-written file.
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  writeFileSync(tmp, secret + "\n", { mode: 0o600 });
   try {
-    writeFileSync(file, secret + "\n", { mode: 0o600, flag: "wx" });
+    linkSync(tmp, file);
     return secret;
   } catch {
     // Another process created it first: use theirs.
     return readFileSync(file, "utf8").trim();
+  } finally {
+    rmSync(tmp, { force: true });
   }
 }
