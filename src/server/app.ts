@@ -1,12 +1,13 @@
 // buildApp(deps) -> a FastifyInstance with every HTTP surface, not listening:
 // the wire-format facades, Connect and gRPC-Web for the core services, tRPC,
 // health, readiness and metrics.
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
 import { appRouter, type AppRouter } from "../trpc/router.js";
 import { trpcContextFactory } from "../trpc/context.js";
+import { consoleRoute } from "./console.js";
 import type { AppDeps } from "./deps.js";
 import { facades } from "./facades.js";
 import { filesRoute } from "./files-route.js";
@@ -18,7 +19,8 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 export function requestId(req: { headers: Record<string, string | string[] | undefined> }): string {
   const given = req.headers["request-id"] ?? req.headers["x-request-id"];
   if (typeof given === "string" && SAFE_ID.test(given)) return given;
-  return "req_" + randomBytes(12).toString("hex");
+  // 24 hex digits from a UUID (random and cheap: the UUID generator pools its entropy).
+  return "req_" + randomUUID().replace(/-/g, "").slice(0, 24);
 }
 
 /** Hides credentials that clients put in query strings (?key=...). */
@@ -93,11 +95,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Connect and gRPC-Web over HTTP/1.1 (gRPC itself needs the h2c listener).
   await app.register(fastifyConnectPlugin, { routes: deps.core.routes, interceptors: deps.core.interceptors });
 
+  const trpcContext = trpcContextFactory(deps);
+  // Live subscriptions never end by themselves: end them before the server waits for its connections.
+  app.addHook("preClose", async () => trpcContext.close());
   await app.register(fastifyTRPCPlugin, {
     prefix: "/trpc",
     trpcOptions: {
       router: appRouter,
-      createContext: trpcContextFactory(deps),
+      createContext: trpcContext,
       onError: ({ error, path }) => {
         if (error.code === "INTERNAL_SERVER_ERROR") app.log.error({ err: error.cause ?? error, path }, "trpc error");
       },
@@ -105,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(filesRoute, { deps });
+  await app.register(consoleRoute);
   await app.register(upstreamNotifyRoute, { deps });
   for (const f of facades) await app.register(f.plugin, { deps });
 

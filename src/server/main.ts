@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, publicBaseUrl, type Config } from "../config.j
 import { ensureKeys } from "../core/auth/bootstrap.js";
 import { StorageError } from "../storage/types.js";
 import { buildApp } from "./app.js";
+import { ensureConsoleBundle } from "./console.js";
 import { createDeps } from "./deps.js";
 import { startGrpcListener } from "./grpc-listener.js";
 
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   }
   const boot = await ensureKeys(deps.storage.keys, { bootstrapKey: config.bootstrapKey });
   const app = await buildApp(deps);
+  await ensureConsoleBundle(app.log);
   await app.listen({ port: config.port, host: config.host });
   const httpPort = (app.server.address() as AddressInfo).port;
   const grpc = await startGrpcListener(deps.core, config.host, config.grpcPort);

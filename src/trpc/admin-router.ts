@@ -7,6 +7,8 @@ import type { ApiKey, Channel } from "../../gen/omnigate/admin/v1/admin_pb.js";
 import { FORMATS } from "../core/tenancy/scope.js";
 import { accountsRouter, tasksRouter, videosRouter } from "./admin-tasks-router.js";
 import { core, t } from "./trpc.js";
+import { liveTasksRouter } from "./task-feed.js";
+import { seriesInput, usageSeries } from "./usage-series.js";
 
 const ms = (ts: Timestamp | undefined) => (ts ? timestampDate(ts).getTime() : null);
 
@@ -100,7 +102,7 @@ export const adminRouter = t.router({
     }),
   }),
   accounts: accountsRouter,
-  tasks: tasksRouter,
+  tasks: t.mergeRouters(tasksRouter, liveTasksRouter),
   videos: videosRouter,
   keys: t.router({
     create: t.procedure.input(keyFields).mutation(async ({ input, ctx }) => {
@@ -174,4 +176,6 @@ export const adminRouter = t.router({
         },
       };
     }),
+  /** Usage of a time range in equal buckets, per key, model or format (usage-series.ts). */
+  usageSeries: t.procedure.input(seriesInput).query(({ input, ctx }) => usageSeries(ctx, input)),
 });

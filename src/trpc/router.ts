@@ -1,10 +1,12 @@
 // The tRPC router for typed frontends. Procedures call the core through the
 // same clients and interceptors as everything else.
 import { z } from "zod";
-import { create } from "@bufbuild/protobuf";
 import { Capability } from "../../gen/omnigate/model/v1/model_pb.js";
-import { ChatInputSchema, FinishReason, Role } from "../../gen/omnigate/chat/v1/chat_pb.js";
+import { FinishReason } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import { adminRouter } from "./admin-router.js";
+import { chatStream, toChatInput } from "./chat-stream.js";
+import { imageBotRouter } from "./image-bot-router.js";
+import { imagesRouter, videoRouter } from "./media-router.js";
 import { core, t } from "./trpc.js";
 
 const CAPABILITIES = { chat: Capability.CHAT, image: Capability.IMAGE, "image-bot": Capability.IMAGE_BOT, video: Capability.VIDEO } as const;
@@ -44,16 +46,7 @@ export const appRouter = t.router({
   }),
   chat: t.router({
     generate: t.procedure.input(chatGenerateInput).mutation(async ({ input, ctx }) => {
-      const chatInput = create(ChatInputSchema, {
-        model: input.model,
-        system: input.system ? [{ kind: { case: "text", value: { text: input.system } } }] : [],
-        turns: input.messages.map((m) => ({ role: m.role === "user" ? Role.USER : Role.ASSISTANT, parts: [{ kind: { case: "text" as const, value: { text: m.content } } }] })),
-        config: {
-          ...(input.maxTokens !== undefined ? { maxOutputTokens: input.maxTokens } : {}),
-          ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
-          stopSequences: input.stopSequences ?? [],
-        },
-      });
+      const chatInput = toChatInput(input);
       const res = await core(() => ctx.clients.chat.generate({ input: chatInput }, ctx.call));
       const cand = res.candidates[0];
       return {
@@ -64,7 +57,12 @@ export const appRouter = t.router({
         usage: { inputTokens: Number(res.usage?.inputTokens ?? 0n), outputTokens: Number(res.usage?.outputTokens ?? 0n) },
       };
     }),
+    /** The answer as it is generated: start, text (and thinking) deltas, usage, finish. */
+    stream: t.procedure.input(chatGenerateInput).subscription(({ input, ctx, signal }) => chatStream(ctx, input, signal)),
   }),
+  imageBot: imageBotRouter,
+  images: imagesRouter,
+  videos: videoRouter,
 });
 
 export type AppRouter = typeof appRouter;

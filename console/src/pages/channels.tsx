@@ -1,0 +1,177 @@
+// Channels and image-bot accounts: health, enable/disable, last errors.
+// Refreshed every few seconds while the page is open.
+import { useState } from "react";
+import { Badge, ErrorNote, Switch } from "../components/ui";
+import type { Account, Channel } from "../lib/api";
+import { fmtAgo, fmtTime } from "../lib/format";
+import { useInterval, useLoad, useSession } from "../lib/hooks";
+
+const REFRESH_MS = 5000;
+
+function health(c: { enabled: boolean; coolingDown?: boolean; lastErrorTime: number | null }): { tone: string; label: string } {
+  if (!c.enabled) return { tone: "muted", label: "disabled" };
+  if (c.coolingDown) return { tone: "warn", label: "cooling down" };
+  if (c.lastErrorTime && Date.now() - c.lastErrorTime < 5 * 60_000) return { tone: "warn", label: "recent errors" };
+  return { tone: "ok", label: "healthy" };
+}
+
+function LastError({ message, time }: { message: string; time: number | null }) {
+  if (!message) return <span className="muted">—</span>;
+  return (
+    <span title={fmtTime(time)} data-testid="last-error">
+      <span className="bad">{message}</span> <span className="muted small">({fmtAgo(time)})</span>
+    </span>
+  );
+}
+
+export function ChannelsPage() {
+  const { api } = useSession();
+  const channels = useLoad(() => api.admin.channels.list.query(), [api]);
+  const accounts = useLoad(() => api.admin.accounts.list.query(), [api]);
+  const [busy, setBusy] = useState("");
+  const [error, setError] = useState<unknown>();
+  useInterval(() => {
+    channels.reload();
+    accounts.reload();
+  }, REFRESH_MS);
+
+  async function toggleChannel(c: Channel, enabled: boolean) {
+    setBusy(`channel:${c.name}`);
+    setError(undefined);
+    try {
+      await api.admin.channels.setEnabled.mutate({ name: c.name, enabled });
+      channels.reload();
+      accounts.reload();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy("");
+    }
+  }
+
+  async function toggleAccount(a: Account, enabled: boolean) {
+    setBusy(`account:${a.id}`);
+    setError(undefined);
+    try {
+      await api.admin.accounts.update.mutate({ id: a.id, enabled });
+      accounts.reload();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy("");
+    }
+  }
+
+  return (
+    <div className="stack">
+      <ErrorNote error={error ?? channels.error ?? accounts.error} testId="channels-error" />
+      <section className="card">
+        <div className="card-head">
+          <h2>Upstream channels</h2>
+          <span className="muted small">The local engine serves whatever no channel takes.</span>
+        </div>
+        <table className="table" data-testid="channel-list">
+          <thead>
+            <tr>
+              <th>Channel</th>
+              <th>Provider</th>
+              <th>Models</th>
+              <th>Priority / weight</th>
+              <th>Health</th>
+              <th>Last error</th>
+              <th>Enabled</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(channels.data ?? []).map((c) => {
+              const h = health(c);
+              return (
+                <tr key={c.name} data-testid="channel-row" data-name={c.name} data-enabled={String(c.enabled)}>
+                  <td>
+                    <b>{c.name}</b>
+                    <div className="small muted mono">{c.baseUrl}</div>
+                  </td>
+                  <td>{c.provider}</td>
+                  <td className="small">{c.models.length ? c.models.join(", ") : "all"}</td>
+                  <td className="small">
+                    {c.priority} / {c.weight}
+                  </td>
+                  <td>
+                    <Badge tone={h.tone} testId="channel-health">
+                      {h.label}
+                    </Badge>
+                  </td>
+                  <td className="small">
+                    <LastError message={c.lastError} time={c.lastErrorTime} />
+                  </td>
+                  <td>
+                    <Switch checked={c.enabled} disabled={busy === `channel:${c.name}`} onChange={(v) => void toggleChannel(c, v)} label={`Enable channel ${c.name}`} testId="channel-toggle" />
+                  </td>
+                </tr>
+              );
+            })}
+            {channels.data?.length === 0 ? (
+              <tr>
+                <td colSpan={7} className="empty">
+                  No upstream channel is configured (OMNIGATE_CHANNELS): every request is served by the local engine.
+                </td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </section>
+
+      <section className="card">
+        <div className="card-head">
+          <h2>Image-bot accounts</h2>
+        </div>
+        <table className="table" data-testid="account-list">
+          <thead>
+            <tr>
+              <th>Account</th>
+              <th>Channel</th>
+              <th>Modes / bots</th>
+              <th>Running / queued</th>
+              <th>Health</th>
+              <th>Last error</th>
+              <th>Enabled</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(accounts.data ?? []).map((a) => {
+              const h = health(a);
+              return (
+                <tr key={a.id} data-testid="account-row" data-id={a.id} data-enabled={String(a.enabled)}>
+                  <td>
+                    <b>{a.id}</b>
+                    {a.remark ? <div className="small muted">{a.remark}</div> : null}
+                  </td>
+                  <td>{a.channel}</td>
+                  <td className="small">
+                    {a.modes.join(", ")}
+                    <br />
+                    <span className="muted">{a.botTypes.join(", ")}</span>
+                  </td>
+                  <td className="small" data-testid="account-load">
+                    {a.running} / {a.concurrency} running · {a.queued} / {a.queueSize} queued
+                  </td>
+                  <td>
+                    <Badge tone={h.tone} testId="account-health">
+                      {h.label}
+                    </Badge>
+                  </td>
+                  <td className="small">
+                    <LastError message={a.lastError} time={a.lastErrorTime} />
+                  </td>
+                  <td>
+                    <Switch checked={a.enabled} disabled={busy === `account:${a.id}`} onChange={(v) => void toggleAccount(a, v)} label={`Enable account ${a.id}`} testId="account-toggle" />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </section>
+    </div>
+  );
+}
