@@ -3,7 +3,8 @@
 // and midjourney-proxy channels), task files in the blob store, and the
 // callback body renderer. Every task kind registers on the runner before
 // start(); app.ts stops it when the app closes.
-import { createHmac } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { DEFAULT_LOCAL_TASK_MS, type Config } from "../config.js";
 import type { AccountSettings } from "../core/image-bot/accounts.js";
 import { AccountPool } from "../core/image-bot/accounts.js";
@@ -45,6 +46,16 @@ export function imageBotAccounts(config: Config): AccountSettings[] {
   if (config.imageBot.accounts.length > 0) return config.imageBot.accounts.map((a) => ({ ...a }));
   const base = { channelId: "", instanceId: "", modes: ["FAST" as const], remark: "", remix: false, remixAutoSubmit: false, enabled: true, queueSize: 10, botTypes: ["PRIMARY_BOT" as const, "ANIME_BOT" as const] };
   return [{ ...base, id: "local", channel: "local", concurrency: 3 }, ...mj.map((c) => ({ ...base, id: c.name, channel: c.name, concurrency: 10, remark: `midjourney-proxy ${c.name}` }))];
+}
+
+/**
+ * The name this instance's task leases carry: the configured one; else, on
+ * SQLite (one process per data dir), a fixed one so that a restart takes its
+ * tasks back at once; on PostgreSQL a random one per process.
+ */
+export function instanceIdOf(config: Config, storage: Pick<Storage, "kind">): string {
+  if (config.tasks.instanceId) return config.tasks.instanceId;
+  return storage.kind === "sqlite" ? "embedded" : `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
 }
 
 function taskFiles(files: FileDeps): TaskFiles {
@@ -89,6 +100,9 @@ export async function createTaskDeps(
       concurrency: 8,
     },
     ...(onFinished ? { onFinished } : {}),
+    instanceId: instanceIdOf(config, storage),
+    leaseMs: t.leaseMs,
+    claimPollMs: t.claimPollMs,
   });
   // Several instances share task changes (WatchTask, SSE, the console) through Redis.
   const bus = config.redisUrl ? redisEventBus({ url: config.redisUrl, prefix: config.redisPrefix }) : undefined;

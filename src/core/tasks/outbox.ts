@@ -1,7 +1,11 @@
 // Delivers the durable callback outbox: for each task, its messages in seq
 // order (a later one waits while an earlier one is pending), retried with
 // exponential backoff up to a number of attempts, then left "dead". A failing
-// receiver only delays that task's own callbacks.
+// receiver only delays that task's own callbacks. With several instances,
+// each message is claimed by one worker for a while (longer than an attempt
+// can take), so two instances do not send it at once; a worker that dies
+// mid-attempt leaves its claim to expire and another sends it again (at least
+// once, same webhook-id).
 import type { OutboxMessage, TaskOutboxStore } from "../../storage/types.js";
 import type { WebhookSender } from "./webhook-sender.js";
 
@@ -24,6 +28,12 @@ export function backoffMs(attempts: number, base: number, max: number): number {
   return Math.min(max, base * 2 ** Math.max(0, attempts - 1));
 }
 
+/** Which worker this is, and how long its claim on a message lasts. */
+export interface OutboxClaims {
+  owner: string;
+  claimMs: number;
+}
+
 export class OutboxWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -35,6 +45,7 @@ export class OutboxWorker {
     private readonly store: TaskOutboxStore,
     private readonly sender: WebhookSender,
     private readonly opts: OutboxOptions,
+    private readonly claims: OutboxClaims,
     private readonly now: () => number,
     private log?: OutboxLog,
   ) {}
@@ -92,15 +103,11 @@ export class OutboxWorker {
 
   private async pass(): Promise<void> {
     for (;;) {
-      const due = (await this.store.due(this.now(), this.opts.concurrency * 4)).filter((m) => !this.inFlight.has(m.taskId));
-      const batch: OutboxMessage[] = [];
-      const tasks = new Set<string>();
-      for (const m of due) {
-        if (tasks.has(m.taskId) || batch.length >= this.opts.concurrency) continue;
-        tasks.add(m.taskId);
-        batch.push(m);
-      }
-      if (batch.length === 0 || this.stopped) return;
+      if (this.stopped) return;
+      // due() gives at most one message per task (its lowest pending seq), and claims exactly what this pass sends.
+      const claimed = await this.store.claimDue(this.claims.owner, this.now(), this.opts.concurrency, this.claims.claimMs);
+      const batch: OutboxMessage[] = claimed.filter((m) => !this.inFlight.has(m.taskId));
+      if (batch.length === 0) return;
       await Promise.all(batch.map((m) => this.deliver(m)));
     }
   }
@@ -112,7 +119,7 @@ export class OutboxWorker {
       const attempts = m.attempts + 1;
       const t = this.now();
       if (out.ok) {
-        await this.store.settle(m.id, { status: "delivered", attempts, nextAttemptTime: m.nextAttemptTime, updateTime: t });
+        await this.store.settle(m.id, { status: "delivered", attempts, nextAttemptTime: m.nextAttemptTime, updateTime: t, owner: this.claims.owner });
         return;
       }
       const dead = !out.retry || attempts >= this.opts.maxAttempts;
@@ -123,6 +130,7 @@ export class OutboxWorker {
         nextAttemptTime: dead ? m.nextAttemptTime : t + backoffMs(attempts, this.opts.baseDelayMs, this.opts.maxDelayMs),
         lastError: out.error,
         updateTime: t,
+        owner: this.claims.owner,
       });
     } finally {
       this.inFlight.delete(m.taskId);

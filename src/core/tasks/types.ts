@@ -58,6 +58,11 @@ export class QueueFullError extends Error {
   override name = "QueueFullError";
 }
 
+/** Raised when an execution's task is no longer leased to this instance: it stops without writing. */
+export class LeaseLostError extends Error {
+  override name = "LeaseLostError";
+}
+
 /** Raised for a status change the transition table does not allow. */
 export class InvalidTransitionError extends Error {
   override name = "InvalidTransitionError";
@@ -70,7 +75,7 @@ export class InvalidTransitionError extends Error {
 }
 
 export interface ExecContext<P> {
-  /** Aborted when the task is cancelled, times out, or the runner stops. */
+  /** Aborted when the task is cancelled, times out, its lease is lost, or the runner stops. */
   signal: AbortSignal;
   /** Reports progress (moves SUBMITTED to IN_PROGRESS); a lower value than the stored one is kept at the stored one. */
   progress(progress: number, payload?: P): Promise<StoredTask<P>>;
@@ -83,7 +88,7 @@ export interface TaskHandler<P> {
   kind: string;
   /** Runs the task to its result payload (then SUCCESS), or throws (FAILURE; a TaskFailure's message becomes failReason). */
   execute(task: StoredTask<P>, ctx: ExecContext<P>): Promise<P>;
-  /** After a restart, for a task that was running: true to run it again, or the failReason to fail it with. */
+  /** For a task that was running when its instance stopped or died (taken over after its lease): true to run it again, or the failReason to fail it with. */
   resume?(task: StoredTask<P>): true | string;
   /** The JSON body of the callback for this state of the task; undefined sends none. */
   callbackBody?(task: StoredTask<P>): string | undefined;

@@ -58,6 +58,8 @@ export function pgTaskOutboxStore(db: Db): TaskOutboxStore {
       });
     },
     async updateTask(id, expectedVersion, patch, messages, room) {
+      // Nothing else to write: one statement, no transaction.
+      if (!room && messages.length === 0) return updateTask(db, id, expectedVersion, patch);
       try {
         return await withTx(db, async (c) => {
           if (room) {

@@ -133,22 +133,26 @@ export function pgTaskStore(db: Db): TaskStore {
     },
     claim(queue, o) {
       return withTx(db, async (c) => {
+        // The lock first: the statement's snapshot must see every claim committed before it.
         await lockQueue(c, queue);
-        const held = (await c.query<{ n: number }>("SELECT count(*) AS n FROM tasks WHERE queue = $1 AND lease_until > $2", [queue, o.now])).rows[0]!.n;
-        const free = Math.max(0, o.concurrency - held);
-        let claimed: TaskRecord[] = [];
-        if (free > 0) {
-          const r = await c.query<TaskRow>(
-            "UPDATE tasks SET lease_owner = $1, lease_until = $2, version = version + 1 WHERE id IN (" +
-              "SELECT id FROM tasks WHERE queue = $3 AND status = ANY($4::text[]) AND lease_until <= $5 " +
-              `ORDER BY status = '${TASK_WAITING}', queue_order LIMIT $6 FOR UPDATE SKIP LOCKED) RETURNING *`,
-            [o.owner, o.now + o.leaseMs, queue, QUEUED, o.now, free],
-          );
-          const rank = (t: TaskRow) => (t.status === TASK_WAITING ? 1 : 0);
-          claimed = r.rows.sort((a, b) => rank(a) - rank(b) || a.queue_order - b.queue_order).map(taskFromRow);
-        }
-        const waiting = (await c.query<{ n: number }>("SELECT count(*) AS n FROM tasks WHERE queue = $1 AND status = ANY($2::text[]) AND lease_until <= $3", [queue, QUEUED, o.now])).rows[0]!.n;
-        return { claimed, running: held + claimed.length, waiting };
+        // One statement: slots held, the free slots' worth leased, and the unleased count before the lease
+        // (the sub-statements share one snapshot). It yields one row without task columns when nothing is claimed.
+        const r = await c.query<TaskRow & { held_n: number; unleased_n: number }>(
+          "WITH held AS (SELECT count(*) AS n FROM tasks WHERE queue = $3 AND lease_until > $5), " +
+            "unleased AS (SELECT count(*) AS n FROM tasks WHERE queue = $3 AND status = ANY($4::text[]) AND lease_until <= $5), " +
+            "picked AS (SELECT id FROM tasks WHERE queue = $3 AND status = ANY($4::text[]) AND lease_until <= $5 " +
+            `ORDER BY status = '${TASK_WAITING}', queue_order LIMIT GREATEST(0, $6::int - (SELECT n FROM held)) FOR UPDATE SKIP LOCKED), ` +
+            "claimed AS (UPDATE tasks SET lease_owner = $1, lease_until = $2, version = version + 1 WHERE id IN (SELECT id FROM picked) RETURNING *) " +
+            "SELECT held.n AS held_n, unleased.n AS unleased_n, claimed.* FROM held CROSS JOIN unleased LEFT JOIN claimed ON TRUE",
+          [o.owner, o.now + o.leaseMs, queue, QUEUED, o.now, o.concurrency],
+        );
+        const first = r.rows[0]!;
+        const rank = (t: TaskRow) => (t.status === TASK_WAITING ? 1 : 0);
+        const claimed = r.rows
+          .filter((x) => x.id !== null)
+          .sort((a, b) => rank(a) - rank(b) || a.queue_order - b.queue_order)
+          .map(taskFromRow);
+        return { claimed, running: first.held_n + claimed.length, waiting: first.unleased_n - claimed.length };
       });
     },
     async renewLeases(owner, ids, now, leaseMs) {

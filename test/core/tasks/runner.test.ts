@@ -138,7 +138,7 @@ t.test("cancel: a waiting task leaves the line, a running one is aborted; finish
   const c1 = await runner.cancel<Payload>("w1", "changed my mind");
   t.equal(c1.run.status, "CANCEL");
   t.equal(c1.run.failReason, "changed my mind");
-  t.equal(runner.position("w2"), 1, "w2 moved up");
+  t.equal(await runner.position("w2"), 1, "w2 moved up");
   await runner.cancel("r");
   await m.waitStarted(2);
   t.equal(m.started[1], "w2", "the slot went to w2, not the cancelled w1");
@@ -179,7 +179,7 @@ t.test("the sweep fails tasks past the timeout: running, queued and modal", asyn
 t.test("after a crash, running tasks resume or fail, queued ones keep their order, lost queues fail", async (t) => {
   const dir = tempDir();
   const s1 = openSqliteStorage(dir);
-  const r1 = makeRunner(s1);
+  const r1 = makeRunner(s1, { instanceId: "node-1" });
   const m1 = manualHandler();
   r1.register(m1.handler);
   r1.defineQueue("q", { concurrency: 2, queueSize: 5 });
@@ -196,9 +196,11 @@ t.test("after a crash, running tasks resume or fail, queued ones keep their orde
   }
   await m1.waitStarted(3);
   await m1.pending.get("resume-me")!.ctx.progress(40);
-  // The process dies here: no stop(), the storage is simply reopened.
+  // The process dies here: nothing more is written (its leases stay), the storage is simply reopened
+  // by the same instance restarting, which takes its own leases back at once.
+  await r1.stop({ keepLeases: true });
   const s2 = openSqliteStorage(dir);
-  const r2 = makeRunner(s2);
+  const r2 = makeRunner(s2, { instanceId: "node-1" });
   const m2 = manualHandler({ resume: (task) => (task.id === "fail-me" ? "failed: interrupted by a restart" : true) });
   r2.register(m2.handler);
   r2.defineQueue("q", { concurrency: 2, queueSize: 5 });
@@ -216,7 +218,7 @@ t.test("after a crash, running tasks resume or fail, queued ones keep their orde
   t.equal(resumed.run.runs, 2, "a second run");
   t.equal((await r2.get<Payload>("fail-me"))!.run.failReason, "failed: interrupted by a restart");
   t.match((await r2.get<Payload>("lost"))!.run.failReason, /queue gone no longer exists/);
-  t.equal(r2.position("wait-2"), 1);
+  t.equal(await r2.position("wait-2"), 1);
   m2.pending.get("resume-me")!.resolve({ n: 0 });
   await m2.waitStarted(3);
   t.equal(m2.started[2], "wait-2");
