@@ -33,3 +33,6 @@ export interface UsageNote {
 }
 
 export const usageNoteKey = createContextKey<UsageNote | undefined>(undefined, { description: "usage record details from the service" });
+
+/** Credits the usage meter reserved for this call (0: none), so a service need not check the budget again. */
+export const reservedCreditsKey = createContextKey<number>(0, { description: "credits reserved for the call" });

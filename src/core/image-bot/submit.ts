@@ -41,6 +41,8 @@ export interface Caller {
   urlBase: string;
   /** Details for the call's usage record (the channel that takes the task). */
   note?: UsageNote | undefined;
+  /** Credits the meter already reserved for this call (the budget allowed it). */
+  reserved?: number | undefined;
 }
 
 export const MAX_PROMPT_CHARS = 8192;
@@ -287,7 +289,8 @@ export class ImageBotSubmitter {
 
   /** A key whose credit budget is used up gets no task, even for work priced at 0 (code 25 at the edge). */
   private async checkBalance(caller: Caller): Promise<void> {
-    if (!this.deps.keys) return;
+    // A priced call reserved its credits already; the key's spent now includes them.
+    if (!this.deps.keys || (caller.reserved ?? 0) > 0) return;
     const key = await this.deps.keys.get(caller.principal.keyId);
     if (key && key.budget > 0 && key.spent >= key.budget) throw coreError(Code.PermissionDenied, "the API key's credit budget is used up", { reason: "budget_exhausted" });
   }

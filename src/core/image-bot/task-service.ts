@@ -11,7 +11,7 @@ import {
   type Account,
   type Task,
 } from "../../../gen/omnigate/task/v1/task_pb.js";
-import { principalKey, usageNoteKey, type Principal } from "../context.js";
+import { principalKey, reservedCreditsKey, usageNoteKey, type Principal } from "../context.js";
 import { URL_BASE_HEADER } from "../image/image-service.js";
 import { Code, coreError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
 import { watch } from "../tasks/events.js";
@@ -97,7 +97,7 @@ function callerOf(ctx: HandlerContext): Caller {
   const principal = ctx.values.get(principalKey);
   if (!principal) throw unauthenticated();
   const given = ctx.requestHeader.get(URL_BASE_HEADER) ?? "";
-  return { principal, authorization: ctx.requestHeader.get("authorization"), signal: ctx.signal, urlBase: URL_BASE.test(given) ? given : "", note: ctx.values.get(usageNoteKey) };
+  return { principal, authorization: ctx.requestHeader.get("authorization"), signal: ctx.signal, urlBase: URL_BASE.test(given) ? given : "", note: ctx.values.get(usageNoteKey), reserved: ctx.values.get(reservedCreditsKey) };
 }
 
 function requireAdmin(p: Principal): void {
@@ -140,7 +140,8 @@ export function taskService(deps: ImageBotDeps): ServiceImpl<typeof TaskService>
         tasks = await deps.runner.list<ImageBotPayload>(IMAGE_BOT_KIND, { active, limit: active ? 100_000 : limit + 1, after: req.pageToken || undefined, ownerKeyId: principal.admin ? undefined : principal.keyId });
       }
       if (statuses.length > 0) tasks = tasks.filter((t) => statuses.includes(t.run.status));
-      const page = tasks.slice(0, limit);
+      // Asked by ids, every one found is returned (up to the 1000 ids allowed); else a page.
+      const page = req.ids.length > 0 ? tasks : tasks.slice(0, limit);
       const more = req.ids.length === 0 && tasks.length > limit;
       return { tasks: page.map(taskOf(caller)), nextPageToken: more ? (page.at(-1)?.id ?? "") : "" };
     },

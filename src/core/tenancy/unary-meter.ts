@@ -11,7 +11,7 @@ import { ImageService } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
 import { Action, TaskService } from "../../../gen/omnigate/task/v1/task_pb.js";
 import type { UsageRecord, UsageStore } from "../../storage/types.js";
-import { formatKey, principalKey, requestIdKey, usageNoteKey, type UsageNote } from "../context.js";
+import { formatKey, principalKey, requestIdKey, reservedCreditsKey, usageNoteKey, type Principal, type UsageNote } from "../context.js";
 import { asConnectError } from "../errors.js";
 import { parseCustomId, type ButtonAction } from "../image-bot/custom-id.js";
 import type { Budgets } from "./budget.js";
@@ -162,13 +162,19 @@ export interface UnaryMeterDeps {
 export function unaryMeterInterceptor(deps: UnaryMeterDeps): Interceptor {
   const meters = deps.meters ?? METERS;
   const now = deps.now ?? Date.now;
-  return (next) => async (req) => {
+  // Calls without a meter pass straight through (no async frame of their own).
+  return (next) => (req) => {
     const meter = meters.get(req.method);
-    const p = req.contextValues.get(principalKey);
+    const p = meter && !req.stream ? req.contextValues.get(principalKey) : undefined;
     if (!meter || !p || req.stream) return next(req);
+    return metered(next, req, meter, p);
+  };
+
+  async function metered(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], meter: Meter, p: Principal) {
     const model = meter.model(req.message);
     if (model) checkModel(p, model);
     const hold = await deps.budgets.reserve(p.keyId, meter.estimate(deps.prices, req.message));
+    if (hold.reserved > 0) req.contextValues.set(reservedCreditsKey, hold.reserved);
     const recorder = deps.usage && meter.usage ? deps.usage : undefined;
     const note: UsageNote = {};
     if (recorder) req.contextValues.set(usageNoteKey, note);
@@ -209,5 +215,5 @@ export function unaryMeterInterceptor(deps: UnaryMeterDeps): Interceptor {
     else await hold.settle(credits);
     record(res.message, credits, meter.status?.(res.message) ?? "ok");
     return res;
-  };
+  }
 }

@@ -78,3 +78,13 @@ t.test("a remix reserves the longest video at the dearest price", async (t) => {
   t.equal(res.status, 403, "a budget of 5 cannot cover a 60-second worst case, so the budget can never be overdrawn by a remix");
   t.equal(await spent(k.id), 0);
 });
+
+t.test("a budget is spent to the last credit: every task it pays for is accepted, then code 25", async (t) => {
+  const k = await newKey(6);
+  const codes: unknown[] = [];
+  for (let i = 0; i < 4; i++) codes.push((await post("/ib/submit/imagine", { prompt: `budget ${i}` }, k.secret)).body.code);
+  t.same(codes.map((c) => (c === 22 ? 1 : c)), [1, 1, 1, 25], "6 credits buy three 2-credit tasks, no fewer");
+  t.equal(await spent(k.id), 6);
+  const broke = await post("/ib/submit/imagine", { prompt: "one more" }, k.secret);
+  t.same([broke.status, broke.body.code], [403, 25]);
+});
