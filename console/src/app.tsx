@@ -21,6 +21,8 @@ const PAGES = [
 export function App() {
   const [key, setKey] = useState(savedKey);
   const [notice, setNotice] = useState("");
+  // Bumped by a click on the nav: the page starts afresh (and reloads) even when it is already open.
+  const [visit, setVisit] = useState(0);
   const path = usePath();
 
   const signOut = useCallback((reason?: string) => {
@@ -61,6 +63,7 @@ export function App() {
                 data-testid={`nav-${p.path.slice(1)}`}
                 onClick={(e) => {
                   e.preventDefault();
+                  setVisit((v) => v + 1);
                   navigate(p.path);
                 }}
               >
@@ -72,7 +75,7 @@ export function App() {
             Sign out
           </button>
         </header>
-        <main className="content">
+        <main className="content" key={visit}>
           {page === "/tasks" && <TasksPage path={path} />}
           {page === "/playground" && <PlaygroundPage />}
           {page === "/keys" && <KeysPage />}

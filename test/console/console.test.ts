@@ -1,9 +1,10 @@
 // The admin console in a real browser (Debian's Chromium, headless, driven by
 // playwright-core) against a gateway started here with the local engine:
 // sign-in, the live task list while an imagine runs, a button, a modal and
-// cancel from the task detail, keys, usage, channels and accounts, and the
-// playground's streamed chat, image generation and video. A failed test
-// leaves a screenshot under test/console/output/.
+// cancel from the task detail, keys (spent against budget, a link to the
+// key's usage), usage (totals, the chart and its axis), channels, editing an
+// image-bot account, and the playground's streamed chat, image generation and
+// video. A failed test leaves a screenshot under test/console/output/.
 import t, { type Test } from "tap";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import type { Locator, Page } from "playwright-core";
@@ -18,6 +19,8 @@ const server = await startServer({
     local: { blocklist: ["forbidden-topic"], chunkDelayMs: 25, signingSecret: "", faultInjection: true, taskMs: 2000 },
     imageBot: { tileSize: 48, pollIntervalMs: 50, accounts: [], bannedWords: [], translateModel: "" },
     channels: [{ name: "mj", provider: "midjourney", baseUrl: "http://127.0.0.1:9/mj", apiKey: "mj-secret", enabled: false }],
+    // Priced, so that a key's spent moves: 0.5 credits per chat request, 1 per image.
+    prices: { chat: [{ model: "claude-*", request: 0.5 }], images: [{ model: "*", perImage: 1 }] },
   } as never,
 });
 const browser = await launchBrowser();
@@ -171,8 +174,8 @@ test("keys: create shows the secret once; edit scopes, budget and limits; revoke
   t.equal(await messages(secret, "hello"), 200, "the new key works");
   const row = byTestId("key-row", { name: "ci-bot" });
   await waitText(row.getByTestId("key-scope"), /^messages/);
-  t.match(await row.getByTestId("key-budget").textContent(), /\/ 5$/);
-  t.match(await row.getByTestId("key-limits").textContent(), /60 rpm/);
+  t.equal(await row.getByTestId("key-budget").getAttribute("data-budget"), "5");
+  t.match(await row.getByTestId("key-limits").textContent(), /^60 rpm$/);
   await byTestId("key-secret-dismiss").click();
   t.equal(await byTestId("key-secret").count(), 0);
   t.notOk((await page.content()).includes(secret), "the secret is gone once dismissed");
@@ -183,9 +186,15 @@ test("keys: create shows the secret once; edit scopes, budget and limits; revoke
   await row.getByTestId("key-edit").click();
   await byTestId("key-edit-budget").fill("9");
   await byTestId("key-edit-format-images").check();
+  await byTestId("key-edit-concurrent").fill("1.5");
+  await byTestId("key-edit-save").click();
+  await waitText(byTestId("key-edit-concurrent-error"), /whole number/);
+  t.equal((await admin.admin.keys.list.query()).find((k) => k.name === "ci-bot")?.budget, 5, "an invalid field keeps the form from saving");
   await byTestId("key-edit-concurrent").fill("2");
   await byTestId("key-edit-save").click();
-  await waitText(row.getByTestId("key-budget"), /\/ 9$/);
+  await waitAttr(row.getByTestId("key-budget"), "data-budget", "9");
+  t.match(await row.getByTestId("key-budget").textContent(), /^0\.5 \/ 9 \(5\.6%\)/, "spent against budget: one priced request");
+  t.match(await row.getByTestId("key-limits").textContent(), /^60 rpm · 2 concurrent$/);
   await waitText(row.getByTestId("key-scope"), /messages, images/);
   const stored = (await admin.admin.keys.list.query()).find((k) => k.name === "ci-bot");
   t.match(stored, { budget: 9, formats: ["messages", "images"], models: ["claude-*"], limits: { requestsPerMinute: 60, concurrentRequests: 2 } });
@@ -198,12 +207,28 @@ test("keys: create shows the secret once; edit scopes, budget and limits; revoke
   await row.getByTestId("key-revoked").waitFor();
 });
 
-test("usage: totals and the chart move after requests", async (t) => {
-  const probe = await admin.admin.keys.create.mutate({ name: "usage-probe" });
-  await go("usage");
+/** The y axis as drawn: its tick values (data-ticks) and the label texts. */
+async function chartAxis() {
+  const ticks = ((await byTestId("usage-chart").getAttribute("data-ticks")) ?? "").split(",").map(Number);
+  const labels = await byTestId("usage-tick").allTextContents();
+  return { ticks, labels };
+}
+
+test("usage: a key's usage from the Keys page; totals, spent and the chart move after requests", async (t) => {
+  const probe = await admin.admin.keys.create.mutate({ name: "usage-probe", budget: 10, limits: { requestsPerMinute: 100, tokensPerMinute: 20_000, concurrentRequests: 0 } });
+  await go("keys");
+  const row = byTestId("key-row", { name: "usage-probe" });
+  t.equal(await row.getByTestId("key-limits").textContent(), "100 rpm · 20K tpm", "limits at a glance");
+  t.match(await row.getByTestId("key-budget").textContent(), /^0 \/ 10 \(0%\)/, "spent against budget at a glance");
+  await row.getByTestId("key-usage").click();
+  await page.waitForURL((u) => u.pathname === "/console/usage" && u.searchParams.get("key") === probe.key.id);
   await byTestId("usage-auto").uncheck();
-  await byTestId("usage-key").selectOption(probe.key.id);
+  t.equal(await byTestId("usage-key").inputValue(), probe.key.id, "the Usage page opens filtered by that key");
+  await waitText(byTestId("usage-key-facts"), /^usage-probe/);
   await waitAttr(byTestId("usage-total-requests"), "data-value", "0");
+  await byTestId("usage-chart-empty").waitFor();
+  t.same(await chartAxis(), { ticks: [0, 1], labels: ["0", "1"] }, "an empty range: a clean 0..1 axis");
+
   t.equal(await messages(probe.secret, "count my tokens"), 200);
   t.equal(await messages(probe.secret, "and these"), 200);
   const img = await fetch(`${server.baseUrl}/v1/images/generations`, {
@@ -217,13 +242,31 @@ test("usage: totals and the chart move after requests", async (t) => {
   t.ok(Number(await byTestId("usage-total-input").getAttribute("data-value")) > 0, "input tokens counted");
   t.ok(Number(await byTestId("usage-total-output").getAttribute("data-value")) > 0, "output tokens counted");
   t.equal(await byTestId("usage-total-images").getAttribute("data-value"), "1");
+  t.equal(await byTestId("usage-total-credits").getAttribute("data-value"), "2", "2 x 0.5 + 1 credits");
+  await waitAttr(byTestId("usage-key-facts").getByTestId("key-budget"), "data-spent", "2");
+  t.equal(await byTestId("usage-chart-empty").count(), 0);
   const bars = await byTestId("usage-bar").evaluateAll((els) => els.map((e) => Number((e as unknown as Attrs).getAttribute("data-total"))));
   t.equal(bars.reduce((a, b) => a + b, 0), 3, "the chart's bars add up to the total");
+  const axis = await chartAxis();
+  t.ok(axis.ticks.every(Number.isInteger), `whole-number ticks for counts: ${axis.ticks}`);
+  t.equal(new Set(axis.labels).size, axis.labels.length, `no repeated labels: ${axis.labels}`);
+  t.same(axis.labels, axis.ticks.map(String));
+  t.ok(axis.ticks.at(-1)! >= Math.max(...bars) && axis.ticks.at(-1)! <= 3, "the axis ends at the highest bar");
   t.equal(await byTestId("usage-legend-item", { name: "claude-sonnet-4-5" }).count(), 1, "one series per model");
   await byTestId("usage-group").selectOption("key");
   await byTestId("usage-legend-item", { name: "usage-probe" }).waitFor();
   t.pass("per key, named");
   t.equal(await byTestId("usage-record").count(), 3, "the latest records");
+
+  await page.reload();
+  await waitText(byTestId("usage-key-facts"), /^usage-probe/);
+  t.pass("a reload keeps the key filter");
+  await byTestId("usage-key-clear").click();
+  t.equal(await byTestId("usage-key").inputValue(), "");
+  t.notOk(page.url().includes("key="), "and clearing it leaves the URL");
+  await go("keys");
+  await waitAttr(row.getByTestId("key-budget"), "data-spent", "2");
+  t.match(await row.getByTestId("key-budget").textContent(), /^2 \/ 10 \(20%\)/, "the Keys page shows the spend");
 });
 
 test("channels and accounts: enable and disable", async (t) => {
@@ -245,6 +288,51 @@ test("channels and accounts: enable and disable", async (t) => {
   await local.getByTestId("account-toggle").click();
   await waitAttr(local, "data-enabled", "true");
   t.equal((await admin.imageBot.imagine.mutate({ prompt: "taken again" })).code, 1);
+});
+
+test("accounts: edit concurrency, queue size, modes and remark; invalid values shown beside their fields", async (t) => {
+  const local = byTestId("account-row", { id: "local" });
+  const load = local.getByTestId("account-load");
+  const stored = async () => (await admin.admin.accounts.list.query()).find((a) => a.id === "local");
+  t.teardown(() => admin.admin.accounts.update.mutate({ id: "local", concurrency: 3, queueSize: 10, modes: ["FAST"], remark: "" }));
+  await waitAttr(load, "data-concurrency", "3");
+  await local.getByTestId("account-edit").click();
+  await byTestId("account-edit-concurrency").fill("0");
+  await byTestId("account-edit-queueSize").fill("20000");
+  await byTestId("account-edit-mode-FAST").uncheck();
+  await byTestId("account-edit-save").click();
+  await waitText(byTestId("account-edit-concurrency-error"), /from 1 to 100/);
+  t.match(await byTestId("account-edit-queueSize-error").textContent(), /from 0 to 10,000/);
+  t.match(await byTestId("account-edit-modes-error").textContent(), /at least one mode/);
+  t.equal(await byTestId("account-edit-concurrency").getAttribute("aria-invalid"), "true");
+  t.match(await stored(), { concurrency: 3, queueSize: 10, modes: ["FAST"] }, "nothing was saved");
+  await byTestId("account-edit-concurrency").fill("1");
+  t.equal(await byTestId("account-edit-concurrency-error").count(), 0, "an error goes once its field changes");
+  await byTestId("account-edit-queueSize").fill("4");
+  await byTestId("account-edit-mode-RELAX").check();
+  await byTestId("account-edit-mode-FAST").check();
+  await byTestId("account-edit-remark").fill("night shift");
+  await byTestId("account-edit-save").click();
+  await byTestId("account-edit-form").waitFor({ state: "detached" });
+  await waitAttr(load, "data-concurrency", "1");
+  t.match(await load.textContent(), /\/ 1 running.*\/ 4 queued/, "the running / queued column shows the new limits");
+  t.match(await local.textContent(), /night shift/);
+  t.match(await stored(), { concurrency: 1, queueSize: 4, modes: ["RELAX", "FAST"], remark: "night shift" });
+
+  // Three imagines on one slot: one runs, the others wait, and the column says so.
+  const codes = [];
+  for (const n of [1, 2, 3]) codes.push((await admin.imageBot.imagine.mutate({ prompt: `slot ${n}` })).code);
+  t.ok(codes.every((c) => c === 1 || c === 22), `submitted or queued: ${codes}`);
+  const seen = await sample(
+    async () => {
+      await byTestId("channels-refresh").click();
+      await new Promise((r) => setTimeout(r, 150));
+      return { running: Number(await load.getAttribute("data-running")), queued: Number(await load.getAttribute("data-queued")) };
+    },
+    (v) => v.running === 1 && v.queued >= 1,
+    10_000,
+  );
+  t.ok(seen.every((v) => v.running <= 1 && v.queued <= 4), `never more than the limits: ${JSON.stringify(seen)}`);
 });
 
 test("playground: a chat streamed token by token, an image and a video", async (t) => {

@@ -89,3 +89,20 @@ export function Switch({ checked, onChange, disabled, testId, label }: { checked
 }
 
 export const PHASE_TONE: Record<string, string> = { queued: "neutral", running: "info", waiting: "warn", succeeded: "ok", failed: "bad", cancelled: "muted" };
+
+/** A labelled form field with its error (or a hint) beneath it. */
+export function Field({ label, error, hint, children, testId, className = "" }: { label: ReactNode; error?: string | undefined; hint?: ReactNode; children: ReactNode; testId?: string; className?: string }) {
+  return (
+    <label className={`field ${error ? "invalid" : ""} ${className}`}>
+      {label}
+      {children}
+      {error ? (
+        <span className="field-error" role="alert" data-testid={testId ? `${testId}-error` : undefined}>
+          {error}
+        </span>
+      ) : hint ? (
+        <span className="hint">{hint}</span>
+      ) : null}
+    </label>
+  );
+}

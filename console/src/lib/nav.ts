@@ -9,8 +9,9 @@ export function currentPath(): string {
   return p.replace(/\/+$/, "") || "/";
 }
 
+/** Goes to a path below /console; `to` may carry its own query ("/usage?key=..."). */
 export function navigate(to: string, replace = false): void {
-  const url = BASE + to + location.search;
+  const url = BASE + to;
   if (replace) history.replaceState(null, "", url);
   else history.pushState(null, "", url);
   dispatchEvent(new PopStateEvent("popstate"));

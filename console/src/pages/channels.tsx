@@ -1,10 +1,12 @@
-// Channels and image-bot accounts: health, enable/disable, last errors.
-// Refreshed every few seconds while the page is open.
+// Channels and image-bot accounts: health, enable/disable, last errors, and
+// an account's limits and settings (account-edit.tsx). Refreshed every few
+// seconds while the page is open.
 import { useState } from "react";
 import { Badge, ErrorNote, Switch } from "../components/ui";
 import type { Account, Channel } from "../lib/api";
 import { fmtAgo, fmtTime } from "../lib/format";
 import { useInterval, useLoad, useSession } from "../lib/hooks";
+import { AccountEditDialog } from "./account-edit";
 
 const REFRESH_MS = 5000;
 
@@ -30,10 +32,13 @@ export function ChannelsPage() {
   const accounts = useLoad(() => api.admin.accounts.list.query(), [api]);
   const [busy, setBusy] = useState("");
   const [error, setError] = useState<unknown>();
-  useInterval(() => {
+  const [editing, setEditing] = useState<Account | null>(null);
+  const [saved, setSaved] = useState("");
+  const refresh = () => {
     channels.reload();
     accounts.reload();
-  }, REFRESH_MS);
+  };
+  useInterval(refresh, REFRESH_MS);
 
   async function toggleChannel(c: Channel, enabled: boolean) {
     setBusy(`channel:${c.name}`);
@@ -68,7 +73,12 @@ export function ChannelsPage() {
       <section className="card">
         <div className="card-head">
           <h2>Upstream channels</h2>
-          <span className="muted small">The local engine serves whatever no channel takes.</span>
+          <div className="row">
+            <span className="muted small">The local engine serves whatever no channel takes.</span>
+            <button type="button" onClick={refresh} data-testid="channels-refresh">
+              Refresh
+            </button>
+          </div>
         </div>
         <table className="table" data-testid="channel-list">
           <thead>
@@ -124,7 +134,13 @@ export function ChannelsPage() {
       <section className="card">
         <div className="card-head">
           <h2>Image-bot accounts</h2>
+          <span className="muted small">Changes apply at once and are kept across restarts.</span>
         </div>
+        {saved ? (
+          <div className="note ok" data-testid="account-saved">
+            {saved}
+          </div>
+        ) : null}
         <table className="table" data-testid="account-list">
           <thead>
             <tr>
@@ -135,6 +151,7 @@ export function ChannelsPage() {
               <th>Health</th>
               <th>Last error</th>
               <th>Enabled</th>
+              <th />
             </tr>
           </thead>
           <tbody>
@@ -148,12 +165,13 @@ export function ChannelsPage() {
                   </td>
                   <td>{a.channel}</td>
                   <td className="small">
-                    {a.modes.join(", ")}
+                    {a.modes.join(", ")} {a.remix ? <Badge tone="info">remix{a.remixAutoSubmit ? " · auto" : ""}</Badge> : null}
                     <br />
                     <span className="muted">{a.botTypes.join(", ")}</span>
                   </td>
-                  <td className="small" data-testid="account-load">
-                    {a.running} / {a.concurrency} running · {a.queued} / {a.queueSize} queued
+                  <td className="small" data-testid="account-load" data-running={a.running} data-queued={a.queued} data-concurrency={a.concurrency} data-queue-size={a.queueSize}>
+                    <Load label="running" used={a.running} of={a.concurrency} />
+                    <Load label="queued" used={a.queued} of={a.queueSize} />
                   </td>
                   <td>
                     <Badge tone={h.tone} testId="account-health">
@@ -166,12 +184,48 @@ export function ChannelsPage() {
                   <td>
                     <Switch checked={a.enabled} disabled={busy === `account:${a.id}`} onChange={(v) => void toggleAccount(a, v)} label={`Enable account ${a.id}`} testId="account-toggle" />
                   </td>
+                  <td className="actions">
+                    <button type="button" className="small" onClick={() => (setEditing(a), setSaved(""))} data-testid="account-edit">
+                      Edit
+                    </button>
+                  </td>
                 </tr>
               );
             })}
+            {accounts.data?.length === 0 ? (
+              <tr>
+                <td colSpan={8} className="empty">
+                  No image-bot account is configured (imageBot.accounts).
+                </td>
+              </tr>
+            ) : null}
           </tbody>
         </table>
       </section>
+      <AccountEditDialog
+        account={editing}
+        onClose={() => setEditing(null)}
+        onSaved={(a) => {
+          setEditing(null);
+          setSaved(`Account ${a.id} saved: up to ${a.concurrency} running and ${a.queueSize} queued.`);
+          accounts.reload();
+        }}
+      />
+    </div>
+  );
+}
+
+/** "1 / 3 running" with a thin bar of how full it is. */
+function Load({ label, used, of }: { label: string; used: number; of: number }) {
+  const pct = of > 0 ? Math.min(100, (used / of) * 100) : used > 0 ? 100 : 0;
+  return (
+    <div className="load">
+      <span>
+        {used} / {of} {label}
+      </span>
+      <div className={`meter ${pct >= 100 ? "tone-warn" : "tone-info"}`} aria-hidden>
+        <div style={{ width: `${pct}%` }} />
+      </div>
     </div>
   );
 }

@@ -1,10 +1,14 @@
-// Keys: list, create (the secret is shown once), edit scopes, budget and
+// Keys: list (spent against budget and limits at a glance, a link to each
+// key's usage), create (the secret is shown once), edit scopes, budget and
 // limits, revoke.
 import { useState, type FormEvent } from "react";
-import { Badge, Confirm, Dialog, ErrorNote } from "../components/ui";
+import { BudgetMeter, limitsText } from "../components/key-facts";
+import { Badge, Confirm, Dialog, ErrorNote, Field } from "../components/ui";
 import type { Inputs, Key } from "../lib/api";
-import { fmtCredits, fmtTime } from "../lib/format";
-import { useLoad, useSession } from "../lib/hooks";
+import { serverFieldErrors, type FieldErrors } from "../lib/form-errors";
+import { fmtTime } from "../lib/format";
+import { useInterval, useLoad, useSession } from "../lib/hooks";
+import { navigate } from "../lib/nav";
 
 type Format = NonNullable<Inputs["admin"]["keys"]["create"]["formats"]>[number];
 const FORMATS = ["messages", "generate-content", "images", "image-bot", "video", "core", "trpc"] as const satisfies readonly Format[];
@@ -26,12 +30,25 @@ interface KeyForm {
 
 const emptyForm: KeyForm = { name: "", admin: false, formats: [], models: "", budget: "", rpm: "", tpm: "", concurrent: "", expires: "" };
 
-const num = (s: string) => (s.trim() === "" ? 0 : Number(s));
+type Errors = FieldErrors<keyof KeyForm>;
+/** Server field names (tRPC input paths) -> form fields. */
+const SERVER_FIELDS = { name: "name", formats: "formats", models: "models", budget: "budget", limits: "rpm", expireTime: "expires" } as const satisfies Record<string, keyof KeyForm>;
 
-function toFields(f: KeyForm) {
-  const bad = [f.budget, f.rpm, f.tpm, f.concurrent].find((v) => v.trim() !== "" && !(Number(v) >= 0));
-  if (bad !== undefined) throw new Error(`"${bad}" is not a number of 0 or more`);
-  return {
+/** The form as create/update fields, or the errors to show beside the fields. */
+function toFields(f: KeyForm, isNew: boolean) {
+  const errors: Errors = {};
+  const amount = (k: "budget" | "rpm" | "tpm" | "concurrent", whole: boolean) => {
+    const v = f[k].trim();
+    if (v === "") return 0;
+    const n = Number(v);
+    if (!(n >= 0) || (whole && !Number.isInteger(n))) errors[k] = `Enter ${whole ? "a whole number" : "a number"} of 0 or more (empty: ${k === "budget" ? "unlimited" : "no limit"})`;
+    return n;
+  };
+  const expireTime = f.expires ? new Date(f.expires).getTime() : null;
+  if (!f.name.trim()) errors.name = "Give the key a name";
+  if (expireTime !== null && !(expireTime > 0)) errors.expires = "Not a valid date";
+  else if (isNew && expireTime !== null && expireTime <= Date.now()) errors.expires = "Choose a time in the future";
+  const fields = {
     name: f.name.trim(),
     admin: f.admin,
     formats: f.formats,
@@ -39,10 +56,20 @@ function toFields(f: KeyForm) {
       .split(/[\s,]+/)
       .map((m) => m.trim())
       .filter(Boolean),
-    budget: num(f.budget),
-    limits: { requestsPerMinute: Math.floor(num(f.rpm)), tokensPerMinute: Math.floor(num(f.tpm)), concurrentRequests: Math.floor(num(f.concurrent)) },
-    expireTime: f.expires ? new Date(f.expires).getTime() : null,
+    budget: amount("budget", false),
+    limits: { requestsPerMinute: amount("rpm", true), tokensPerMinute: amount("tpm", true), concurrentRequests: amount("concurrent", true) },
+    expireTime,
   };
+  return Object.keys(errors).length ? { errors } : { fields };
+}
+
+/** What the server refused, beside its field; null when it is about none. */
+function keyServerErrors(err: unknown): Errors | null {
+  const byServer = serverFieldErrors(err, Object.keys(SERVER_FIELDS) as (keyof typeof SERVER_FIELDS)[]);
+  if (!byServer) return null;
+  const out: Errors = {};
+  for (const [k, v] of Object.entries(byServer)) out[SERVER_FIELDS[k as keyof typeof SERVER_FIELDS]] = v;
+  return out;
 }
 
 function fromKey(k: Key): KeyForm {
@@ -65,14 +92,19 @@ function fromKey(k: Key): KeyForm {
   };
 }
 
-function KeyFields({ form, set, prefix }: { form: KeyForm; set(f: KeyForm): void; prefix: string }) {
-  const field = (k: keyof KeyForm) => ({ value: form[k] as string, onChange: (e: { target: { value: string } }) => set({ ...form, [k]: e.target.value }), "data-testid": `${prefix}-${k}` });
+function KeyFields({ form, set, prefix, errors }: { form: KeyForm; set(f: KeyForm): void; prefix: string; errors: Errors }) {
+  const field = (k: keyof KeyForm) => ({
+    value: form[k] as string,
+    onChange: (e: { target: { value: string } }) => set({ ...form, [k]: e.target.value }),
+    "aria-invalid": errors[k] ? true : undefined,
+    "data-testid": `${prefix}-${k}`,
+  });
+  const at = (k: keyof KeyForm) => ({ error: errors[k], testId: `${prefix}-${k}` });
   return (
     <div className="form-grid">
-      <label>
-        Name
-        <input {...field("name")} required maxLength={200} />
-      </label>
+      <Field label="Name" {...at("name")}>
+        <input {...field("name")} maxLength={200} />
+      </Field>
       <label className="check">
         <input type="checkbox" checked={form.admin} onChange={(e) => set({ ...form, admin: e.target.checked })} data-testid={`${prefix}-admin`} />
         Admin key (manages keys, channels, accounts and sees every task)
@@ -93,77 +125,87 @@ function KeyFields({ form, set, prefix }: { form: KeyForm; set(f: KeyForm): void
           ))}
         </div>
       </fieldset>
-      <label>
-        Models (globs, comma separated; empty: all)
+      <Field label="Models (globs, comma separated; empty: all)" {...at("models")}>
         <input {...field("models")} placeholder="claude-*, gemini-2.5-*" />
-      </label>
-      <div className="row">
-        <label>
-          Budget (credits; empty: unlimited)
+      </Field>
+      <div className="row fields">
+        <Field label="Budget (credits; empty: unlimited)" {...at("budget")}>
           <input {...field("budget")} inputMode="decimal" />
-        </label>
-        <label>
-          Expires
+        </Field>
+        <Field label="Expires (empty: never)" {...at("expires")}>
           <input type="datetime-local" {...field("expires")} />
-        </label>
+        </Field>
       </div>
-      <div className="row">
-        <label>
-          Requests / min
-          <input {...field("rpm")} inputMode="numeric" />
-        </label>
-        <label>
-          Tokens / min
-          <input {...field("tpm")} inputMode="numeric" />
-        </label>
-        <label>
-          Concurrent
-          <input {...field("concurrent")} inputMode="numeric" />
-        </label>
+      <div className="row fields">
+        <Field label="Requests / min" {...at("rpm")}>
+          <input {...field("rpm")} inputMode="numeric" placeholder="no limit" />
+        </Field>
+        <Field label="Tokens / min" {...at("tpm")}>
+          <input {...field("tpm")} inputMode="numeric" placeholder="no limit" />
+        </Field>
+        <Field label="Concurrent requests" {...at("concurrent")}>
+          <input {...field("concurrent")} inputMode="numeric" placeholder="no limit" />
+        </Field>
       </div>
     </div>
   );
 }
 
+/** A failed save: errors beside fields, or one above the buttons. */
+interface FormError {
+  fields?: Errors;
+  error?: unknown;
+}
+const formError = (err: unknown): FormError => {
+  const fields = keyServerErrors(err);
+  return fields ? { fields } : { error: err };
+};
+
 export function KeysPage() {
   const { api } = useSession();
   const [showRevoked, setShowRevoked] = useState(false);
   const keys = useLoad(() => api.admin.keys.list.query({ includeRevoked: showRevoked }), [api, showRevoked]);
+  // Spend moves while clients work.
+  useInterval(keys.reload, 10_000);
   const [form, setForm] = useState<KeyForm>(emptyForm);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
-  const [createError, setCreateError] = useState<unknown>();
+  const [createError, setCreateError] = useState<FormError>({});
   const [editing, setEditing] = useState<{ key: Key; form: KeyForm } | null>(null);
-  const [editError, setEditError] = useState<unknown>();
+  const [editError, setEditError] = useState<FormError>({});
   const [revoking, setRevoking] = useState<Key | null>(null);
   const [actionError, setActionError] = useState<unknown>();
   const [copied, setCopied] = useState(false);
 
   async function create(e: FormEvent) {
     e.preventDefault();
-    setCreateError(undefined);
+    const r = toFields(form, true);
+    setCreateError(r.errors ? { fields: r.errors } : {});
+    if (!r.fields) return;
     try {
-      const res = await api.admin.keys.create.mutate(toFields(form));
+      const res = await api.admin.keys.create.mutate(r.fields);
       setCreated({ name: res.key.name, secret: res.secret });
       setCopied(false);
       setForm(emptyForm);
       setCreating(false);
       keys.reload();
     } catch (err) {
-      setCreateError(err);
+      setCreateError(formError(err));
     }
   }
 
   async function save(e: FormEvent) {
     e.preventDefault();
     if (!editing) return;
-    setEditError(undefined);
+    const r = toFields(editing.form, false);
+    setEditError(r.errors ? { fields: r.errors } : {});
+    if (!r.fields) return;
     try {
-      await api.admin.keys.update.mutate({ id: editing.key.id, ...toFields(editing.form) });
+      await api.admin.keys.update.mutate({ id: editing.key.id, ...r.fields });
       setEditing(null);
       keys.reload();
     } catch (err) {
-      setEditError(err);
+      setEditError(formError(err));
     }
   }
 
@@ -211,7 +253,7 @@ export function KeysPage() {
               <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} data-testid="key-show-revoked" />
               Show revoked
             </label>
-            <button type="button" className="primary" onClick={() => (setCreating(true), setCreateError(undefined))} data-testid="key-new">
+            <button type="button" className="primary" onClick={() => (setCreating(true), setCreateError({}))} data-testid="key-new">
               New key
             </button>
           </div>
@@ -236,25 +278,31 @@ export function KeysPage() {
                   {k.name} {k.admin ? <Badge tone="info">admin</Badge> : null} {k.revokeTime ? <Badge tone="bad" testId="key-revoked">revoked</Badge> : null}
                   {k.expireTime ? <div className="small muted">expires {fmtTime(k.expireTime)}</div> : null}
                 </td>
-                <td className="mono small">{k.prefix}…</td>
+                <td className="mono small nowrap">{k.prefix}…</td>
                 <td className="small" data-testid="key-scope">
                   {k.formats.length ? k.formats.join(", ") : "all formats"}
                   <br />
                   <span className="muted">{k.models.length ? k.models.join(", ") : "all models"}</span>
                 </td>
-                <td className="small" data-testid="key-budget">
-                  {fmtCredits(k.spent)} / {k.budget ? fmtCredits(k.budget) : "∞"}
+                <td className="small w-budget">
+                  <BudgetMeter spent={k.spent} budget={k.budget} />
                 </td>
-                <td className="small muted" data-testid="key-limits">
-                  {[k.limits.requestsPerMinute && `${k.limits.requestsPerMinute} rpm`, k.limits.tokensPerMinute && `${k.limits.tokensPerMinute} tpm`, k.limits.concurrentRequests && `${k.limits.concurrentRequests} at once`]
-                    .filter(Boolean)
-                    .join(" · ") || "none"}
+                <td className={`small ${limitsText(k.limits) === "no limits" ? "muted" : ""}`} data-testid="key-limits">
+                  {limitsText(k.limits)}
                 </td>
                 <td className="small muted">{fmtTime(k.createTime)}</td>
                 <td className="actions">
+                  <a
+                    className="button small"
+                    href={`/console/usage?key=${encodeURIComponent(k.id)}`}
+                    onClick={(e) => (e.preventDefault(), navigate(`/usage?key=${encodeURIComponent(k.id)}`))}
+                    data-testid="key-usage"
+                  >
+                    Usage
+                  </a>
                   {!k.revokeTime ? (
                     <>
-                      <button type="button" className="small" onClick={() => (setEditing({ key: k, form: fromKey(k) }), setEditError(undefined))} data-testid="key-edit">
+                      <button type="button" className="small" onClick={() => (setEditing({ key: k, form: fromKey(k) }), setEditError({}))} data-testid="key-edit">
                         Edit
                       </button>
                       <button type="button" className="small danger" onClick={() => setRevoking(k)} data-testid="key-revoke">
@@ -270,9 +318,9 @@ export function KeysPage() {
       </section>
 
       <Dialog title="New API key" open={creating} onClose={() => setCreating(false)} testId="key-create-dialog">
-        <form onSubmit={create}>
-          <KeyFields form={form} set={setForm} prefix="key-create" />
-          <ErrorNote error={createError} testId="key-create-error" />
+        <form onSubmit={create} noValidate>
+          <KeyFields form={form} set={setForm} prefix="key-create" errors={createError.fields ?? {}} />
+          <ErrorNote error={createError.error} testId="key-create-error" />
           <div className="row end">
             <button type="button" className="ghost" onClick={() => setCreating(false)}>
               Cancel
@@ -286,9 +334,9 @@ export function KeysPage() {
 
       <Dialog title={`Edit key ${editing?.key.name ?? ""}`} open={!!editing} onClose={() => setEditing(null)} testId="key-edit-dialog">
         {editing ? (
-          <form onSubmit={save}>
-            <KeyFields form={editing.form} set={(f) => setEditing({ ...editing, form: f })} prefix="key-edit" />
-            <ErrorNote error={editError} testId="key-edit-error" />
+          <form onSubmit={save} noValidate>
+            <KeyFields form={editing.form} set={(f) => setEditing({ ...editing, form: f })} prefix="key-edit" errors={editError.fields ?? {}} />
+            <ErrorNote error={editError.error} testId="key-edit-error" />
             <div className="row end">
               <button type="button" className="ghost" onClick={() => setEditing(null)}>
                 Cancel

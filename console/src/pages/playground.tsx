@@ -109,7 +109,7 @@ function VideoCard({ models }: { models: string[] }) {
   return (
     <form className="card" onSubmit={submit}>
       <h2>Video</h2>
-      <div className="row">
+      <div className="row fields">
         <label className="grow">
           Model
           <input list="video-models" value={chosen} onChange={(e) => setModel(e.target.value)} data-testid="video-model" />
@@ -170,7 +170,7 @@ function ImageCard({ models }: { models: string[] }) {
   return (
     <form className="card" onSubmit={submit}>
       <h2>Image generation</h2>
-      <div className="row">
+      <div className="row fields">
         <label className="grow">
           Model
           <input list="image-models" value={model} onChange={(e) => setModel(e.target.value)} data-testid="image-model" />

@@ -10,6 +10,20 @@ import { navigate } from "../lib/nav";
 
 const TERMINAL = ["succeeded", "failed", "cancelled"];
 
+/** A name for a button that shows only an emoji (🔄, ⬅️, 1️⃣), from its custom id. */
+function buttonName(b: { label: string; emoji: string; customId: string }): string {
+  if (b.label) return b.label;
+  const id = b.customId;
+  const pan = /pan_(left|right|up|down)/i.exec(id);
+  const n = /::(?:PicReader|PromptAnalyzer)::(\d+)/i.exec(id)?.[1];
+  if (/reroll/i.test(id)) return "Reroll";
+  if (pan) return `Pan ${pan[1]!.toLowerCase()}`;
+  if (/PicReader/i.test(id) && n) return `Imagine prompt ${n}`;
+  if (/PromptAnalyzer/i.test(id) && n) return `Use prompt ${n}`;
+  if (/Picread::Retry/i.test(id)) return "Describe again";
+  return b.emoji || id;
+}
+
 export function TaskDetailPanel({ kind, id, live }: { kind: FeedItem["kind"]; id: string; live: FeedItem | undefined }) {
   const { api } = useSession();
   // Re-read the detail whenever the live list reports a new status (buttons appear on SUCCESS).
@@ -101,8 +115,11 @@ function ImageBotDetail({ task, live }: { task: TaskDetail; live: FeedItem | und
         <a href={image} target="_blank" rel="noreferrer" className="media">
           <img src={image} alt={task.prompt} data-testid="task-image" />
         </a>
+      ) : status === "MODAL" ? (
+        // The confirmation form below is what matters now; no empty frame above it.
+        <p className="muted small">Waiting for your confirmation.</p>
       ) : (
-        <div className="media placeholder">{status === "MODAL" ? "Waiting for your confirmation" : "No image yet"}</div>
+        <div className="media placeholder">{TERMINAL.includes(phase) ? "No image" : "No image yet"}</div>
       )}
       {task.failReason ? <div className="note error">{task.failReason}</div> : null}
       {status === "SUCCESS" && task.buttons.length > 0 ? (
@@ -113,7 +130,8 @@ function ImageBotDetail({ task, live }: { task: TaskDetail; live: FeedItem | und
               type="button"
               className={b.style === 3 ? "ok" : ""}
               disabled={!!busy}
-              title={b.customId}
+              title={buttonName(b)}
+              aria-label={buttonName(b)}
               onClick={() => void run(b.label || b.emoji, b.customId)}
               data-testid="task-button"
               data-label={b.label || b.emoji}

@@ -2,6 +2,7 @@
 // (admin.usageSeries), and the latest records (admin.usage).
 import { useMemo, useState } from "react";
 import { colorOf, StackedBars } from "../components/chart";
+import { BudgetMeter, limitsText } from "../components/key-facts";
 import { Badge, ErrorNote } from "../components/ui";
 import type { Outputs } from "../lib/api";
 import { fmtCredits, fmtNum, fmtTime } from "../lib/format";
@@ -33,13 +34,22 @@ export function UsagePage() {
   const [range, setRange] = useState<(typeof RANGES)[number]["value"]>("1h");
   const [group, setGroup] = useState<Group>("model");
   const [metric, setMetric] = useState("requests");
-  const [keyId, setKeyId] = useState("");
+  // The key filter lives in the URL (?key=), so the Keys page can link here and a reload keeps it.
+  const [keyId, setKeyIdState] = useState(() => new URLSearchParams(location.search).get("key") ?? "");
+  const setKeyId = (id: string) => {
+    setKeyIdState(id);
+    const url = new URL(location.href);
+    if (id) url.searchParams.set("key", id);
+    else url.searchParams.delete("key");
+    history.replaceState(null, "", url);
+  };
   const [auto, setAuto] = useState(true);
   const r = RANGES.find((x) => x.value === range)!;
   const m = METRICS.find((x) => x.value === metric)!;
 
   const keys = useLoad(() => api.admin.keys.list.query({ includeRevoked: true }), [api]);
   const names = useMemo(() => new Map((keys.data ?? []).map((k) => [k.id, k.name])), [keys.data]);
+  const selectedKey = keyId ? keys.data?.find((k) => k.id === keyId) : undefined;
   const series = useLoad(() => {
     const until = Math.ceil((Date.now() + 1) / r.bucketMs) * r.bucketMs;
     return api.admin.usageSeries.query({ since: until - r.buckets * r.bucketMs, until, buckets: r.buckets, groupBy: group, ...(keyId ? { keyId } : {}) });
@@ -48,6 +58,7 @@ export function UsagePage() {
   const refresh = () => {
     series.reload();
     recent.reload();
+    keys.reload();
   };
   useInterval(refresh, auto ? 5000 : null);
 
@@ -111,12 +122,30 @@ export function UsagePage() {
               <option value="">All keys</option>
               {(keys.data ?? []).map((k) => (
                 <option key={k.id} value={k.id}>
-                  {k.name} ({k.prefix}…)
+                  {k.name} ({k.prefix}…){k.revokeTime ? " · revoked" : ""}
                 </option>
               ))}
             </select>
           </label>
         </div>
+        {selectedKey ? (
+          <div className="key-strip" data-testid="usage-key-facts">
+            <div>
+              <b>{selectedKey.name}</b> <span className="mono small muted">{selectedKey.prefix}…</span>
+              {selectedKey.revokeTime ? (
+                <>
+                  {" "}
+                  <Badge tone="bad">revoked</Badge>
+                </>
+              ) : null}
+            </div>
+            <BudgetMeter spent={selectedKey.spent} budget={selectedKey.budget} />
+            <div className="small">{limitsText(selectedKey.limits)}</div>
+            <button type="button" className="ghost small" onClick={() => setKeyId("")} data-testid="usage-key-clear">
+              Show all keys
+            </button>
+          </div>
+        ) : null}
         <ErrorNote error={series.error} testId="usage-error" />
         <div className="totals" data-testid="usage-totals">
           <Total label="Requests" value={t ? fmtNum(t.requests) : "…"} testId="usage-total-requests" raw={t?.requests} />
@@ -134,7 +163,6 @@ export function UsagePage() {
               <i style={{ background: colorOf(i) }} /> {s.name} <b>{fmtNum(s.values.reduce((a, b) => a + b, 0), m.digits)}</b>
             </span>
           ))}
-          {chartSeries.length === 0 && series.data ? <span className="muted">No usage in this range.</span> : null}
         </div>
         {series.data?.truncated ? <div className="note warn">Too many records: the oldest part of the range is not shown.</div> : null}
       </section>
@@ -153,7 +181,7 @@ export function UsagePage() {
               <th>Model</th>
               <th>Channel</th>
               <th>Tokens in / out</th>
-              <th>Images / s</th>
+              <th>Images / video s</th>
               <th>Credits</th>
               <th>Status</th>
               <th>Latency</th>
@@ -163,7 +191,15 @@ export function UsagePage() {
             {(recent.data?.records ?? []).map((x, i) => (
               <tr key={`${x.requestId}-${i}`} data-testid="usage-record">
                 <td className="small">{fmtTime(x.time)}</td>
-                <td className="small">{names.get(x.keyId) ?? x.keyId}</td>
+                <td className="small">
+                  {keyId ? (
+                    (names.get(x.keyId) ?? x.keyId)
+                  ) : (
+                    <a href={`/console/usage?key=${encodeURIComponent(x.keyId)}`} onClick={(e) => (e.preventDefault(), setKeyId(x.keyId))} title="Show only this key">
+                      {names.get(x.keyId) ?? x.keyId}
+                    </a>
+                  )}
+                </td>
                 <td className="small">{x.format}</td>
                 <td className="small">{x.model}</td>
                 <td className="small">{x.channel}</td>
@@ -180,6 +216,13 @@ export function UsagePage() {
                 <td className="small">{x.latencyMs} ms</td>
               </tr>
             ))}
+            {recent.data?.records.length === 0 ? (
+              <tr>
+                <td colSpan={10} className="empty">
+                  No requests {keyId ? "with this key " : ""}yet.
+                </td>
+              </tr>
+            ) : null}
           </tbody>
         </table>
       </section>
