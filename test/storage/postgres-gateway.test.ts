@@ -70,4 +70,17 @@ t.test("a gateway on PostgreSQL serves keys, chat and image-bot tasks", async (t
   const elsewhere = await fetch(task.imageUrl.replace(server.baseUrl, again.baseUrl));
   t.equal(elsewhere.status, 200, "the image URL works on the other instance too");
   t.same(Buffer.from(await elsewhere.arrayBuffer()), Buffer.from(await (await fetch(task.imageUrl)).arrayBuffer()));
+
+  // Admin changes made on one instance reach the other (stored, re-read every few seconds).
+  const otherAdmin = createClient(AdminService, createConnectTransport({ baseUrl: again.baseUrl, httpVersion: "1.1" }));
+  const adminIb = client(server, ADMIN_KEY);
+  t.match(await adminIb.post("/account/local/update", { concurrency: 7, queueSize: 33 }), { status: 200, body: { concurrency: 7, queueSize: 33 } });
+  const seen = async () => (await client(again, ADMIN_KEY).get("/account/local/fetch")).body as { concurrency: number; queueSize: number };
+  let there = await seen();
+  for (let i = 0; i < 100 && there.concurrency !== 7; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    there = await seen();
+  }
+  t.match(there, { concurrency: 7, queueSize: 33 }, "an account edited on one instance is edited on the other");
+  t.ok((await otherAdmin.listKeys({}, bearer(ADMIN_KEY))).keys.some((k) => k.id === created.key!.id));
 });
