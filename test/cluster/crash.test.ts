@@ -11,7 +11,7 @@ import t, { type Test } from "tap";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { tempDir, ADMIN_KEY } from "../helpers/app.js";
@@ -255,6 +255,20 @@ t.test("three instances, one killed with SIGKILL: nothing accepted is lost or do
   const ok = limitAnswers.filter((s) => s === 200).length;
   t.ok(ok >= 5 && ok <= 6, `a limit of 5 requests a minute lets about 5 through across instances (got ${ok})`);
   t.equal(limitAnswers.filter((s) => s === 429).length, 20 - ok, "the rest are told 429");
+
+  // Sizing figures for docs/deploy.md: each live instance's memory after the run, and the connections it holds.
+  const rss = gateways.slice(1).map((g) => {
+    try {
+      return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${g.proc.pid}/status`, "utf8"))?.[1] ?? 0) / 1024);
+    } catch {
+      return 0;
+    }
+  });
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  const conns = (await db.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows[0].n as number;
+  await db.end();
+  t.comment(`sizing: ${IB_TASKS} image-bot tasks + ${VIDEOS} videos in ${((Date.now() - started) / 1000).toFixed(0)} s; RSS of the live instances ${rss.join(" / ")} MB (tsx, not node alone); ${conns} PostgreSQL connections open in the database`);
 
   for (const g of gateways.slice(1)) g.proc.kill("SIGTERM");
   t.same(await Promise.all(gateways.slice(1).map((g) => g.exited)), [0, 0], "the live instances stop gracefully");
