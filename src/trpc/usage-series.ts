@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { UsageRecord } from "../../gen/omnigate/admin/v1/admin_pb.js";
+import type { UsageTotals } from "../storage/types.js";
 import type { TrpcContext } from "./context.js";
 import { core } from "./trpc.js";
 
@@ -24,13 +25,8 @@ export const seriesInput = z
   .refine((i) => i.until > i.since, { message: "until must be after since", path: ["until"] });
 export type SeriesInput = z.infer<typeof seriesInput>;
 
-export interface Point {
-  requests: number;
-  inputTokens: number;
-  outputTokens: number;
-  images: number;
-  seconds: number;
-  credits: number;
+/** One bucket's sums: the storage totals plus the requests that failed. */
+export interface Point extends UsageTotals {
   errors: number;
 }
 

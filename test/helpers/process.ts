@@ -53,3 +53,13 @@ export function spawnGateway(env: Record<string, string>): Gateway {
   ready.catch(() => undefined);
   return { proc, stdout: () => out, stderr: () => err, exited, ready };
 }
+
+/** Status of a ListModels call with the key over Connect JSON on the gateway's HTTP port. */
+export async function listModels(http: number, key: string): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${http}/omnigate.model.v1.ModelService/ListModels`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: "{}",
+  });
+  return res.status;
+}

@@ -8,16 +8,7 @@ import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect
 import { ChatService, Role } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import { ModelService } from "../../gen/omnigate/model/v1/model_pb.js";
 import { tempDir } from "../helpers/app.js";
-import { spawnGateway } from "../helpers/process.js";
-
-async function listModels(http: number, key: string): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:${http}/omnigate.model.v1.ModelService/ListModels`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: "{}",
-  });
-  return res.status;
-}
+import { listModels, spawnGateway } from "../helpers/process.js";
 
 async function stop(g: ReturnType<typeof spawnGateway>): Promise<number | null> {
   g.proc.kill("SIGTERM");

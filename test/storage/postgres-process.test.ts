@@ -5,19 +5,10 @@
 import t, { type Test } from "tap";
 import { rmSync } from "node:fs";
 import { tempDir } from "../helpers/app.js";
-import { spawnGateway, type Gateway } from "../helpers/process.js";
+import { listModels, spawnGateway, type Gateway } from "../helpers/process.js";
 import { PG_URL, pgSchema } from "../helpers/pg.js";
 
 const KEY = /sk-og-[A-Za-z0-9_-]+/;
-
-async function listModels(http: number, key: string): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:${http}/omnigate.model.v1.ModelService/ListModels`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: "{}",
-  });
-  return res.status;
-}
 
 function spawn(t: Test, env: Record<string, string>): Gateway {
   const dataDir = tempDir();

@@ -106,3 +106,44 @@ export function Field({ label, error, hint, children, testId, className = "" }: 
     </label>
   );
 }
+
+/** A labelled <select> of `options`, for filters. */
+export function SelectField({ label, value, options, onChange, testId }: { label: string; value: string; options: readonly { value: string; label: string }[]; onChange(v: string): void; testId: string }) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
+        {options.map((x) => (
+          <option key={x.value} value={x.value}>
+            {x.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** The one row of a table with nothing to list. */
+export function EmptyRow({ colSpan, testId, children }: { colSpan: number; testId?: string; children: ReactNode }) {
+  return (
+    <tr>
+      <td colSpan={colSpan} className="empty" data-testid={testId}>
+        {children}
+      </td>
+    </tr>
+  );
+}
+
+/** Cancel and submit at the foot of a dialog's form. */
+export function FormButtons({ onCancel, disabled, testId, children }: { onCancel(): void; disabled?: boolean; testId: string; children: ReactNode }) {
+  return (
+    <div className="row end">
+      <button type="button" className="ghost" onClick={onCancel}>
+        Cancel
+      </button>
+      <button type="submit" className="primary" disabled={disabled} data-testid={testId}>
+        {children}
+      </button>
+    </div>
+  );
+}

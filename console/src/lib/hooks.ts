@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useRef, useState } from "react";
+import { createContext, useCallback, useContext, useEffect, useRef, useState, type FormEvent } from "react";
 import { errorCode, type Api } from "./api";
 
 export interface Session {
@@ -66,4 +66,32 @@ export function useInterval(fn: () => void, ms: number | null): void {
     }, ms);
     return () => clearInterval(id);
   }, [ms]);
+}
+
+export interface Submit<T> {
+  result: T | undefined;
+  error: unknown;
+  busy: boolean;
+  submit(e: FormEvent): Promise<void>;
+}
+
+/** A form that runs one call on submit: busy while it runs, then its result or its error. The last result stays shown while a new call runs when `keepResult` is set. */
+export function useSubmit<T>(run: () => Promise<T>, { keepResult = false } = {}): Submit<T> {
+  const [result, setResult] = useState<T>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    if (!keepResult) setResult(undefined);
+    try {
+      setResult(await run());
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { result, error, busy, submit };
 }

@@ -2,7 +2,7 @@
 // remark and the upstream identifiers (admin.accounts.update). Values are
 // checked here first; what the server still refuses shows beside its field.
 import { useState, type FormEvent } from "react";
-import { Dialog, ErrorNote, Field } from "../components/ui";
+import { Dialog, ErrorNote, Field, FormButtons } from "../components/ui";
 import type { Account, Inputs } from "../lib/api";
 import { serverFieldErrors, wholeNumber, type FieldErrors } from "../lib/form-errors";
 import { useSession } from "../lib/hooks";
@@ -181,14 +181,9 @@ function AccountForm({ account, onClose, onSaved }: { account: Account; onClose(
         </Field>
       </div>
       <ErrorNote error={error} testId="account-edit-error" />
-      <div className="row end">
-        <button type="button" className="ghost" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="submit" className="primary" disabled={busy} data-testid="account-edit-save">
-          {busy ? "Saving…" : "Save"}
-        </button>
-      </div>
+      <FormButtons onCancel={onClose} disabled={busy} testId="account-edit-save">
+        {busy ? "Saving…" : "Save"}
+      </FormButtons>
     </form>
   );
 }

@@ -2,7 +2,7 @@
 // an account's limits and settings (account-edit.tsx). Refreshed every few
 // seconds while the page is open.
 import { useState } from "react";
-import { Badge, ErrorNote, Switch } from "../components/ui";
+import { Badge, EmptyRow, ErrorNote, Switch } from "../components/ui";
 import type { Account, Channel } from "../lib/api";
 import { fmtAgo, fmtTime } from "../lib/format";
 import { useInterval, useLoad, useSession } from "../lib/hooks";
@@ -26,6 +26,23 @@ function LastError({ message, time }: { message: string; time: number | null }) 
   );
 }
 
+/** The health badge and the last error of a channel or an account, as two cells. */
+function HealthCells({ of, testId }: { of: { enabled: boolean; coolingDown?: boolean; lastError: string; lastErrorTime: number | null }; testId: string }) {
+  const h = health(of);
+  return (
+    <>
+      <td>
+        <Badge tone={h.tone} testId={testId}>
+          {h.label}
+        </Badge>
+      </td>
+      <td className="small">
+        <LastError message={of.lastError} time={of.lastErrorTime} />
+      </td>
+    </>
+  );
+}
+
 export function ChannelsPage() {
   const { api } = useSession();
   const channels = useLoad(() => api.admin.channels.list.query(), [api]);
@@ -40,13 +57,12 @@ export function ChannelsPage() {
   };
   useInterval(refresh, REFRESH_MS);
 
-  async function toggleChannel(c: Channel, enabled: boolean) {
-    setBusy(`channel:${c.name}`);
+  /** Runs one switch's change; `id` marks that switch busy meanwhile. */
+  async function act(id: string, run: () => Promise<void>) {
+    setBusy(id);
     setError(undefined);
     try {
-      await api.admin.channels.setEnabled.mutate({ name: c.name, enabled });
-      channels.reload();
-      accounts.reload();
+      await run();
     } catch (err) {
       setError(err);
     } finally {
@@ -54,18 +70,18 @@ export function ChannelsPage() {
     }
   }
 
-  async function toggleAccount(a: Account, enabled: boolean) {
-    setBusy(`account:${a.id}`);
-    setError(undefined);
-    try {
+  const toggleChannel = (c: Channel, enabled: boolean) =>
+    act(`channel:${c.name}`, async () => {
+      await api.admin.channels.setEnabled.mutate({ name: c.name, enabled });
+      channels.reload();
+      accounts.reload();
+    });
+
+  const toggleAccount = (a: Account, enabled: boolean) =>
+    act(`account:${a.id}`, async () => {
       await api.admin.accounts.update.mutate({ id: a.id, enabled });
       accounts.reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy("");
-    }
-  }
+    });
 
   return (
     <div className="stack">
@@ -93,39 +109,25 @@ export function ChannelsPage() {
             </tr>
           </thead>
           <tbody>
-            {(channels.data ?? []).map((c) => {
-              const h = health(c);
-              return (
-                <tr key={c.name} data-testid="channel-row" data-name={c.name} data-enabled={String(c.enabled)}>
-                  <td>
-                    <b>{c.name}</b>
-                    <div className="small muted mono">{c.baseUrl}</div>
-                  </td>
-                  <td>{c.provider}</td>
-                  <td className="small">{c.models.length ? c.models.join(", ") : "all"}</td>
-                  <td className="small">
-                    {c.priority} / {c.weight}
-                  </td>
-                  <td>
-                    <Badge tone={h.tone} testId="channel-health">
-                      {h.label}
-                    </Badge>
-                  </td>
-                  <td className="small">
-                    <LastError message={c.lastError} time={c.lastErrorTime} />
-                  </td>
-                  <td>
-                    <Switch checked={c.enabled} disabled={busy === `channel:${c.name}`} onChange={(v) => void toggleChannel(c, v)} label={`Enable channel ${c.name}`} testId="channel-toggle" />
-                  </td>
-                </tr>
-              );
-            })}
-            {channels.data?.length === 0 ? (
-              <tr>
-                <td colSpan={7} className="empty">
-                  No upstream channel is configured (OMNIGATE_CHANNELS): every request is served by the local engine.
+            {(channels.data ?? []).map((c) => (
+              <tr key={c.name} data-testid="channel-row" data-name={c.name} data-enabled={String(c.enabled)}>
+                <td>
+                  <b>{c.name}</b>
+                  <div className="small muted mono">{c.baseUrl}</div>
+                </td>
+                <td>{c.provider}</td>
+                <td className="small">{c.models.length ? c.models.join(", ") : "all"}</td>
+                <td className="small">
+                  {c.priority} / {c.weight}
+                </td>
+                <HealthCells of={c} testId="channel-health" />
+                <td>
+                  <Switch checked={c.enabled} disabled={busy === `channel:${c.name}`} onChange={(v) => void toggleChannel(c, v)} label={`Enable channel ${c.name}`} testId="channel-toggle" />
                 </td>
               </tr>
+            ))}
+            {channels.data?.length === 0 ? (
+              <EmptyRow colSpan={7}>No upstream channel is configured (OMNIGATE_CHANNELS): every request is served by the local engine.</EmptyRow>
             ) : null}
           </tbody>
         </table>
@@ -155,50 +157,34 @@ export function ChannelsPage() {
             </tr>
           </thead>
           <tbody>
-            {(accounts.data ?? []).map((a) => {
-              const h = health(a);
-              return (
-                <tr key={a.id} data-testid="account-row" data-id={a.id} data-enabled={String(a.enabled)}>
-                  <td>
-                    <b>{a.id}</b>
-                    {a.remark ? <div className="small muted">{a.remark}</div> : null}
-                  </td>
-                  <td>{a.channel}</td>
-                  <td className="small">
-                    {a.modes.join(", ")} {a.remix ? <Badge tone="info">remix{a.remixAutoSubmit ? " · auto" : ""}</Badge> : null}
-                    <br />
-                    <span className="muted">{a.botTypes.join(", ")}</span>
-                  </td>
-                  <td className="small" data-testid="account-load" data-running={a.running} data-queued={a.queued} data-concurrency={a.concurrency} data-queue-size={a.queueSize}>
-                    <Load label="running" used={a.running} of={a.concurrency} />
-                    <Load label="queued" used={a.queued} of={a.queueSize} />
-                  </td>
-                  <td>
-                    <Badge tone={h.tone} testId="account-health">
-                      {h.label}
-                    </Badge>
-                  </td>
-                  <td className="small">
-                    <LastError message={a.lastError} time={a.lastErrorTime} />
-                  </td>
-                  <td>
-                    <Switch checked={a.enabled} disabled={busy === `account:${a.id}`} onChange={(v) => void toggleAccount(a, v)} label={`Enable account ${a.id}`} testId="account-toggle" />
-                  </td>
-                  <td className="actions">
-                    <button type="button" className="small" onClick={() => (setEditing(a), setSaved(""))} data-testid="account-edit">
-                      Edit
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-            {accounts.data?.length === 0 ? (
-              <tr>
-                <td colSpan={8} className="empty">
-                  No image-bot account is configured (imageBot.accounts).
+            {(accounts.data ?? []).map((a) => (
+              <tr key={a.id} data-testid="account-row" data-id={a.id} data-enabled={String(a.enabled)}>
+                <td>
+                  <b>{a.id}</b>
+                  {a.remark ? <div className="small muted">{a.remark}</div> : null}
+                </td>
+                <td>{a.channel}</td>
+                <td className="small">
+                  {a.modes.join(", ")} {a.remix ? <Badge tone="info">remix{a.remixAutoSubmit ? " · auto" : ""}</Badge> : null}
+                  <br />
+                  <span className="muted">{a.botTypes.join(", ")}</span>
+                </td>
+                <td className="small" data-testid="account-load" data-running={a.running} data-queued={a.queued} data-concurrency={a.concurrency} data-queue-size={a.queueSize}>
+                  <Load label="running" used={a.running} of={a.concurrency} />
+                  <Load label="queued" used={a.queued} of={a.queueSize} />
+                </td>
+                <HealthCells of={a} testId="account-health" />
+                <td>
+                  <Switch checked={a.enabled} disabled={busy === `account:${a.id}`} onChange={(v) => void toggleAccount(a, v)} label={`Enable account ${a.id}`} testId="account-toggle" />
+                </td>
+                <td className="actions">
+                  <button type="button" className="small" onClick={() => (setEditing(a), setSaved(""))} data-testid="account-edit">
+                    Edit
+                  </button>
                 </td>
               </tr>
-            ) : null}
+            ))}
+            {accounts.data?.length === 0 ? <EmptyRow colSpan={8}>No image-bot account is configured (imageBot.accounts).</EmptyRow> : null}
           </tbody>
         </table>
       </section>

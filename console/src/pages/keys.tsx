@@ -3,7 +3,7 @@
 // limits, revoke.
 import { useState, type FormEvent } from "react";
 import { BudgetMeter, limitsText } from "../components/key-facts";
-import { Badge, Confirm, Dialog, ErrorNote, Field } from "../components/ui";
+import { Badge, Confirm, Dialog, ErrorNote, Field, FormButtons } from "../components/ui";
 import type { Inputs, Key } from "../lib/api";
 import { serverFieldErrors, type FieldErrors } from "../lib/form-errors";
 import { fmtTime } from "../lib/format";
@@ -321,14 +321,9 @@ export function KeysPage() {
         <form onSubmit={create} noValidate>
           <KeyFields form={form} set={setForm} prefix="key-create" errors={createError.fields ?? {}} />
           <ErrorNote error={createError.error} testId="key-create-error" />
-          <div className="row end">
-            <button type="button" className="ghost" onClick={() => setCreating(false)}>
-              Cancel
-            </button>
-            <button type="submit" className="primary" data-testid="key-create-submit">
-              Create key
-            </button>
-          </div>
+          <FormButtons onCancel={() => setCreating(false)} testId="key-create-submit">
+            Create key
+          </FormButtons>
         </form>
       </Dialog>
 
@@ -337,14 +332,9 @@ export function KeysPage() {
           <form onSubmit={save} noValidate>
             <KeyFields form={editing.form} set={(f) => setEditing({ ...editing, form: f })} prefix="key-edit" errors={editError.fields ?? {}} />
             <ErrorNote error={editError.error} testId="key-edit-error" />
-            <div className="row end">
-              <button type="button" className="ghost" onClick={() => setEditing(null)}>
-                Cancel
-              </button>
-              <button type="submit" className="primary" data-testid="key-edit-save">
-                Save
-              </button>
-            </div>
+            <FormButtons onCancel={() => setEditing(null)} testId="key-edit-save">
+              Save
+            </FormButtons>
           </form>
         ) : null}
       </Dialog>

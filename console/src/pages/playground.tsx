@@ -3,8 +3,7 @@
 import { useRef, useState, type FormEvent } from "react";
 import type { ChatStreamEvent } from "../../../src/trpc/chat-stream";
 import { ErrorNote } from "../components/ui";
-import type { Outputs } from "../lib/api";
-import { useLoad, useSession } from "../lib/hooks";
+import { useLoad, useSession, useSubmit } from "../lib/hooks";
 import { navigate } from "../lib/nav";
 
 export function PlaygroundPage() {
@@ -29,29 +28,30 @@ function TaskLink({ kind, id, testId }: { kind: "image-bot" | "video"; id: strin
   );
 }
 
+/** A free-text model name with the known ones as suggestions. */
+function ModelInput({ listId, value, models, onChange, testId }: { listId: string; value: string; models: string[]; onChange(v: string): void; testId: string }) {
+  return (
+    <label className="grow">
+      Model
+      <input list={listId} value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId} />
+      <datalist id={listId}>
+        {models.map((m) => (
+          <option key={m} value={m} />
+        ))}
+      </datalist>
+    </label>
+  );
+}
+
 function ImagineCard() {
   const { api } = useSession();
   const [prompt, setPrompt] = useState("");
   const [botType, setBotType] = useState<"PRIMARY_BOT" | "ANIME_BOT">("PRIMARY_BOT");
-  const [result, setResult] = useState<Outputs["imageBot"]["imagine"]>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setResult(undefined);
-    try {
-      const r = await api.imageBot.imagine.mutate({ prompt, botType });
-      if (r.code !== 1 && r.code !== 22) throw new Error(r.description || `refused (code ${r.code})`);
-      setResult(r);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { result, error, busy, submit } = useSubmit(async () => {
+    const r = await api.imageBot.imagine.mutate({ prompt, botType });
+    if (r.code !== 1 && r.code !== 22) throw new Error(r.description || `refused (code ${r.code})`);
+    return r;
+  });
 
   return (
     <form className="card" onSubmit={submit}>
@@ -87,38 +87,14 @@ function VideoCard({ models }: { models: string[] }) {
   const [prompt, setPrompt] = useState("");
   const [seconds, setSeconds] = useState(2);
   const [size, setSize] = useState("640x360");
-  const [result, setResult] = useState<Outputs["videos"]["create"]>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
   const chosen = model || models[0] || "sora-2";
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setResult(undefined);
-    try {
-      setResult(await api.videos.create.mutate({ model: chosen, prompt, seconds, size }));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { result, error, busy, submit } = useSubmit(() => api.videos.create.mutate({ model: chosen, prompt, seconds, size }));
 
   return (
     <form className="card" onSubmit={submit}>
       <h2>Video</h2>
       <div className="row fields">
-        <label className="grow">
-          Model
-          <input list="video-models" value={chosen} onChange={(e) => setModel(e.target.value)} data-testid="video-model" />
-          <datalist id="video-models">
-            {models.map((m) => (
-              <option key={m} value={m} />
-            ))}
-          </datalist>
-        </label>
+        <ModelInput listId="video-models" value={chosen} models={models} onChange={setModel} testId="video-model" />
         <label>
           Seconds
           <input type="number" min={1} max={60} value={seconds} onChange={(e) => setSeconds(Number(e.target.value))} data-testid="video-seconds" />
@@ -150,36 +126,14 @@ function ImageCard({ models }: { models: string[] }) {
   const [model, setModel] = useState("dall-e-2");
   const [prompt, setPrompt] = useState("");
   const [size, setSize] = useState("256x256");
-  const [result, setResult] = useState<Outputs["images"]["generate"]>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      setResult(await api.images.generate.mutate({ model, prompt, size }));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+  // The last images stay shown while new ones are generated.
+  const { result, error, busy, submit } = useSubmit(() => api.images.generate.mutate({ model, prompt, size }), { keepResult: true });
 
   return (
     <form className="card" onSubmit={submit}>
       <h2>Image generation</h2>
       <div className="row fields">
-        <label className="grow">
-          Model
-          <input list="image-models" value={model} onChange={(e) => setModel(e.target.value)} data-testid="image-model" />
-          <datalist id="image-models">
-            {["dall-e-2", "dall-e-3", "gpt-image-1", ...models].map((m) => (
-              <option key={m} value={m} />
-            ))}
-          </datalist>
-        </label>
+        <ModelInput listId="image-models" value={model} models={["dall-e-2", "dall-e-3", "gpt-image-1", ...models]} onChange={setModel} testId="image-model" />
         <label>
           Size
           <input value={size} onChange={(e) => setSize(e.target.value)} data-testid="image-size" />

@@ -2,7 +2,7 @@
 // subscription over SSE), with filters, and the detail of the selected task.
 import { useEffect, useMemo, useState } from "react";
 import type { FeedEvent, FeedItem } from "../../../src/trpc/task-feed";
-import { Badge, ErrorNote, PHASE_TONE, Progress } from "../components/ui";
+import { Badge, EmptyRow, ErrorNote, PHASE_TONE, Progress, SelectField } from "../components/ui";
 import { useAuthGuard, useSession } from "../lib/hooks";
 import { fmtAgo } from "../lib/format";
 import { navigate } from "../lib/nav";
@@ -96,16 +96,7 @@ export function TasksPage({ path }: { path: string }) {
               <option value="video">Video</option>
             </select>
           </label>
-          <label>
-            Status
-            <select value={phase} onChange={(e) => setPhase(e.target.value)} data-testid="task-filter-status">
-              {PHASES.map((p) => (
-                <option key={p.value} value={p.value}>
-                  {p.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField label="Status" value={phase} options={PHASES} onChange={setPhase} testId="task-filter-status" />
         </div>
         <ErrorNote error={error} testId="tasks-error" />
         <table className="table tasks" data-testid="task-list">
@@ -152,11 +143,9 @@ export function TasksPage({ path }: { path: string }) {
               </tr>
             ))}
             {items.length === 0 ? (
-              <tr>
-                <td colSpan={5} className="empty" data-testid="task-empty">
-                  {state === "connecting" ? "Loading…" : "No tasks match. Submit one from the Playground."}
-                </td>
-              </tr>
+              <EmptyRow colSpan={5} testId="task-empty">
+                {state === "connecting" ? "Loading…" : "No tasks match. Submit one from the Playground."}
+              </EmptyRow>
             ) : null}
           </tbody>
         </table>

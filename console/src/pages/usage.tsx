@@ -3,7 +3,7 @@
 import { useMemo, useState } from "react";
 import { colorOf, StackedBars } from "../components/chart";
 import { BudgetMeter, limitsText } from "../components/key-facts";
-import { Badge, ErrorNote } from "../components/ui";
+import { Badge, EmptyRow, ErrorNote, SelectField } from "../components/ui";
 import type { Outputs } from "../lib/api";
 import { fmtCredits, fmtNum, fmtTime } from "../lib/format";
 import { useInterval, useLoad, useSession } from "../lib/hooks";
@@ -88,16 +88,7 @@ export function UsagePage() {
           </div>
         </div>
         <div className="filters">
-          <label>
-            Range
-            <select value={range} onChange={(e) => setRange(e.target.value as typeof range)} data-testid="usage-range">
-              {RANGES.map((x) => (
-                <option key={x.value} value={x.value}>
-                  {x.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField label="Range" value={range} options={RANGES} onChange={(v) => setRange(v as typeof range)} testId="usage-range" />
           <label>
             Per
             <select value={group} onChange={(e) => setGroup(e.target.value as Group)} data-testid="usage-group">
@@ -106,16 +97,7 @@ export function UsagePage() {
               <option value="format">Wire format</option>
             </select>
           </label>
-          <label>
-            Show
-            <select value={metric} onChange={(e) => setMetric(e.target.value)} data-testid="usage-metric">
-              {METRICS.map((x) => (
-                <option key={x.value} value={x.value}>
-                  {x.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField label="Show" value={metric} options={METRICS} onChange={setMetric} testId="usage-metric" />
           <label>
             Key
             <select value={keyId} onChange={(e) => setKeyId(e.target.value)} data-testid="usage-key">
@@ -216,13 +198,7 @@ export function UsagePage() {
                 <td className="small">{x.latencyMs} ms</td>
               </tr>
             ))}
-            {recent.data?.records.length === 0 ? (
-              <tr>
-                <td colSpan={10} className="empty">
-                  No requests {keyId ? "with this key " : ""}yet.
-                </td>
-              </tr>
-            ) : null}
+            {recent.data?.records.length === 0 ? <EmptyRow colSpan={10}>No requests {keyId ? "with this key " : ""}yet.</EmptyRow> : null}
           </tbody>
         </table>
       </section>

@@ -1,31 +1,6 @@
-import type { CachedContentRecord, CachedContentStore } from "../types.js";
+import type { CachedContentStore } from "../types.js";
 import type { Db } from "./db.js";
-
-interface Row {
-  id: string;
-  owner_key_id: string;
-  model: string;
-  display_name: string;
-  content: Buffer;
-  total_tokens: number;
-  create_time: number;
-  update_time: number;
-  expire_time: number;
-}
-
-function fromRow(r: Row): CachedContentRecord {
-  return {
-    id: r.id,
-    ownerKeyId: r.owner_key_id,
-    model: r.model,
-    displayName: r.display_name,
-    content: new Uint8Array(r.content),
-    totalTokens: r.total_tokens,
-    createTime: r.create_time,
-    updateTime: r.update_time,
-    expireTime: r.expire_time,
-  };
-}
+import { cachedContentFromRow as fromRow, type CachedContentRow as Row } from "../rows.js";
 
 export function pgCachedContentStore(db: Db): CachedContentStore {
   const byId = async (id: string) => (await db.query<Row>("SELECT * FROM cached_contents WHERE id = $1", [id])).rows[0];

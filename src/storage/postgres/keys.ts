@@ -1,40 +1,6 @@
 import type { ApiKeyRecord, KeyStore } from "../types.js";
 import { isUniqueViolation, withTx, type Db } from "./db.js";
-
-interface Row {
-  id: string;
-  name: string;
-  hash: string;
-  prefix: string;
-  admin: boolean;
-  formats: string;
-  models: string;
-  budget: number;
-  spent: number;
-  limits: string;
-  create_time: number;
-  expire_time: number | null;
-  revoke_time: number | null;
-}
-
-function fromRow(r: Row): ApiKeyRecord {
-  const limits = JSON.parse(r.limits) as Partial<ApiKeyRecord["limits"]>;
-  return {
-    id: r.id,
-    name: r.name,
-    hash: r.hash,
-    prefix: r.prefix,
-    admin: r.admin,
-    formats: JSON.parse(r.formats) as string[],
-    models: JSON.parse(r.models) as string[],
-    budget: r.budget,
-    spent: r.spent,
-    limits: { requestsPerMinute: limits.requestsPerMinute ?? 0, tokensPerMinute: limits.tokensPerMinute ?? 0, concurrentRequests: limits.concurrentRequests ?? 0 },
-    createTime: r.create_time,
-    expireTime: r.expire_time ?? undefined,
-    revokeTime: r.revoke_time ?? undefined,
-  };
-}
+import { keyFromRow as fromRow, type KeyRow as Row } from "../rows.js";
 
 // Column name and how a record field is written to it, in column order.
 const FIELDS: [keyof ApiKeyRecord, string, string, (v: unknown) => unknown][] = [

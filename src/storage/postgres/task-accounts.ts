@@ -1,15 +1,7 @@
 // Mutable state of task-runner accounts (admin overrides, last error), keyed by kind and id.
-import type { TaskAccountRecord, TaskAccountStore } from "../types.js";
+import type { TaskAccountStore } from "../types.js";
 import type { Db } from "./db.js";
-
-interface Row {
-  kind: string;
-  id: string;
-  data: string;
-  update_time: number;
-}
-
-const fromRow = (r: Row): TaskAccountRecord => ({ kind: r.kind, id: r.id, data: JSON.parse(r.data), updateTime: r.update_time });
+import { taskAccountFromRow as fromRow, type TaskAccountRow as Row } from "../rows.js";
 
 export function pgTaskAccountStore(db: Db): TaskAccountStore {
   return {

@@ -3,36 +3,7 @@
 import type { OutboxMessage, TaskOutboxStore } from "../types.js";
 import { withTx, Rollback, type Db, type Queryable } from "./db.js";
 import { checkRoom, insertTask, lockQueue, updateTask } from "./tasks.js";
-
-interface Row {
-  id: string;
-  task_id: string;
-  seq: number;
-  url: string;
-  body: string;
-  status: OutboxMessage["status"];
-  attempts: number;
-  next_attempt_time: number;
-  last_error: string | null;
-  create_time: number;
-  update_time: number;
-}
-
-function fromRow(r: Row): OutboxMessage {
-  return {
-    id: r.id,
-    taskId: r.task_id,
-    seq: r.seq,
-    url: r.url,
-    body: r.body,
-    status: r.status,
-    attempts: r.attempts,
-    nextAttemptTime: r.next_attempt_time,
-    lastError: r.last_error ?? undefined,
-    createTime: r.create_time,
-    updateTime: r.update_time,
-  };
-}
+import { outboxFromRow as fromRow, type OutboxRow as Row } from "../rows.js";
 
 async function addMessages(q: Queryable, messages: OutboxMessage[]): Promise<void> {
   if (!messages.length) return;

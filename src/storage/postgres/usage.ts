@@ -3,38 +3,7 @@
 // trip per request. Queries and close() flush first.
 import type { UsageRecord, UsageStore, UsageTotals } from "../types.js";
 import type { Db } from "./db.js";
-
-interface Row {
-  time: number;
-  key_id: string;
-  format: string;
-  model: string;
-  channel: string;
-  input_tokens: number;
-  output_tokens: number;
-  images: number;
-  seconds: number;
-  credits: number;
-  status: string;
-  latency_ms: number;
-  request_id: string;
-}
-
-const fromRow = (r: Row): UsageRecord => ({
-  time: r.time,
-  keyId: r.key_id,
-  format: r.format,
-  model: r.model,
-  channel: r.channel,
-  inputTokens: r.input_tokens,
-  outputTokens: r.output_tokens,
-  images: r.images,
-  seconds: r.seconds,
-  credits: r.credits,
-  status: r.status,
-  latencyMs: r.latency_ms,
-  requestId: r.request_id,
-});
+import { usageFromRow as fromRow, type UsageRow as Row } from "../rows.js";
 
 /** Records wait at most this long, or until this many are queued, before one INSERT writes them. */
 const FLUSH_MS = 25;

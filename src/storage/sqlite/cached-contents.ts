@@ -1,31 +1,6 @@
 import type Database from "better-sqlite3";
-import type { CachedContentRecord, CachedContentStore } from "../types.js";
-
-interface Row {
-  id: string;
-  owner_key_id: string;
-  model: string;
-  display_name: string;
-  content: Buffer;
-  total_tokens: number;
-  create_time: number;
-  update_time: number;
-  expire_time: number;
-}
-
-function fromRow(r: Row): CachedContentRecord {
-  return {
-    id: r.id,
-    ownerKeyId: r.owner_key_id,
-    model: r.model,
-    displayName: r.display_name,
-    content: new Uint8Array(r.content),
-    totalTokens: r.total_tokens,
-    createTime: r.create_time,
-    updateTime: r.update_time,
-    expireTime: r.expire_time,
-  };
-}
+import type { CachedContentStore } from "../types.js";
+import { cachedContentFromRow as fromRow, type CachedContentRow as Row } from "../rows.js";
 
 export function sqliteCachedContentStore(db: Database.Database): CachedContentStore {
   const insert = db.prepare(

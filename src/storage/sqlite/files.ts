@@ -1,27 +1,6 @@
 import type Database from "better-sqlite3";
-import type { FileRecord, FileStore } from "../types.js";
-
-interface Row {
-  id: string;
-  mime_type: string;
-  size: number;
-  create_time: number;
-  expire_time: number | null;
-  owner_key_id: string | null;
-  kind: string;
-}
-
-function fromRow(r: Row): FileRecord {
-  return {
-    id: r.id,
-    mimeType: r.mime_type,
-    size: r.size,
-    createTime: r.create_time,
-    expireTime: r.expire_time ?? undefined,
-    ownerKeyId: r.owner_key_id ?? undefined,
-    kind: r.kind,
-  };
-}
+import type { FileStore } from "../types.js";
+import { fileFromRow as fromRow, type FileRow as Row } from "../rows.js";
 
 export function sqliteFileStore(db: Database.Database): FileStore {
   const insert = db.prepare(

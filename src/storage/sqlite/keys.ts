@@ -1,40 +1,10 @@
 import type Database from "better-sqlite3";
 import type { ApiKeyRecord, KeyStore } from "../types.js";
+import { keyFromRow, type KeyRow } from "../rows.js";
 
-interface Row {
-  id: string;
-  name: string;
-  hash: string;
-  prefix: string;
-  admin: number;
-  formats: string;
-  models: string;
-  budget: number;
-  spent: number;
-  limits: string;
-  create_time: number;
-  expire_time: number | null;
-  revoke_time: number | null;
-}
-
-function fromRow(r: Row): ApiKeyRecord {
-  const limits = JSON.parse(r.limits) as Partial<ApiKeyRecord["limits"]>;
-  return {
-    id: r.id,
-    name: r.name,
-    hash: r.hash,
-    prefix: r.prefix,
-    admin: r.admin === 1,
-    formats: JSON.parse(r.formats) as string[],
-    models: JSON.parse(r.models) as string[],
-    budget: r.budget,
-    spent: r.spent,
-    limits: { requestsPerMinute: limits.requestsPerMinute ?? 0, tokensPerMinute: limits.tokensPerMinute ?? 0, concurrentRequests: limits.concurrentRequests ?? 0 },
-    createTime: r.create_time,
-    expireTime: r.expire_time ?? undefined,
-    revokeTime: r.revoke_time ?? undefined,
-  };
-}
+/** SQLite stores admin as 0/1. */
+type Row = Omit<KeyRow, "admin"> & { admin: number };
+const fromRow = (r: Row) => keyFromRow({ ...r, admin: r.admin === 1 });
 
 function toParams(k: ApiKeyRecord) {
   return {

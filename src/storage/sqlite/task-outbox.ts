@@ -4,38 +4,7 @@
 import type Database from "better-sqlite3";
 import type { OutboxMessage, QueueRoom, TaskOutboxStore, TaskPatch, TaskRecord } from "../types.js";
 import { taskWrites } from "./tasks.js";
-
-interface Row {
-  id: string;
-  task_id: string;
-  seq: number;
-  url: string;
-  body: string;
-  status: OutboxMessage["status"];
-  attempts: number;
-  next_attempt_time: number;
-  last_error: string | null;
-  create_time: number;
-  update_time: number;
-}
-
-
-function fromRow(r: Row): OutboxMessage {
-  return {
-    id: r.id,
-    taskId: r.task_id,
-    seq: r.seq,
-    url: r.url,
-    body: r.body,
-    status: r.status,
-    attempts: r.attempts,
-    nextAttemptTime: r.next_attempt_time,
-    lastError: r.last_error ?? undefined,
-    createTime: r.create_time,
-    updateTime: r.update_time,
-  };
-}
-
+import { outboxFromRow as fromRow, type OutboxRow as Row } from "../rows.js";
 
 export function sqliteTaskOutboxStore(db: Database.Database): TaskOutboxStore {
   const tasks = taskWrites(db);

@@ -5,37 +5,7 @@
 // sharing the file.
 import type Database from "better-sqlite3";
 import { NoRoomError, TASK_RUNNING, TASK_WAITING, type QueueRoom, type TaskPatch, type TaskRecord, type TaskStore } from "../types.js";
-
-export interface TaskRow {
-  id: string;
-  kind: string;
-  status: string;
-  owner_key_id: string | null;
-  data: string;
-  create_time: number;
-  update_time: number;
-  version: number;
-  queue: string;
-  queue_order: number;
-  lease_owner: string | null;
-  lease_until: number;
-}
-
-export function taskFromRow(r: TaskRow): TaskRecord {
-  return {
-    id: r.id,
-    kind: r.kind,
-    status: r.status,
-    ownerKeyId: r.owner_key_id ?? undefined,
-    data: JSON.parse(r.data),
-    createTime: r.create_time,
-    updateTime: r.update_time,
-    version: r.version,
-    queue: r.queue,
-    leaseOwner: r.lease_owner ?? undefined,
-    leaseUntil: r.lease_until,
-  };
-}
+import { taskFromRow, type TaskRow } from "../rows.js";
 
 const list = (xs: readonly string[]) => xs.map((x) => `'${x}'`).join(", ");
 /** Unfinished statuses that take room in a queue (MODAL does not). */

@@ -1,21 +1,6 @@
 import type Database from "better-sqlite3";
-import type { UsageRecord, UsageStore } from "../types.js";
-
-interface Row {
-  time: number;
-  key_id: string;
-  format: string;
-  model: string;
-  channel: string;
-  input_tokens: number;
-  output_tokens: number;
-  images: number;
-  seconds: number;
-  credits: number;
-  status: string;
-  latency_ms: number;
-  request_id: string;
-}
+import type { UsageRecord, UsageStore, UsageTotals } from "../types.js";
+import { usageFromRow, type UsageRow } from "../rows.js";
 
 /** Records wait at most this long, or until this many are queued, before one transaction writes them. */
 const FLUSH_MS = 25;
@@ -71,30 +56,14 @@ export function sqliteUsageStore(db: Database.Database): BatchedUsageStore {
       if (f.since !== undefined) add("time >= ?", f.since);
       if (f.until !== undefined) add("time < ?", f.until);
       const w = where.length ? `WHERE ${where.join(" AND ")}` : "";
-      const rows = (db.prepare(`SELECT * FROM usage_records ${w} ORDER BY time DESC, id DESC LIMIT ?`).all(...params, f.limit ?? 100) as Row[]).map(
-        (r): UsageRecord => ({
-          time: r.time,
-          keyId: r.key_id,
-          format: r.format,
-          model: r.model,
-          channel: r.channel,
-          inputTokens: r.input_tokens,
-          outputTokens: r.output_tokens,
-          images: r.images,
-          seconds: r.seconds,
-          credits: r.credits,
-          status: r.status,
-          latencyMs: r.latency_ms,
-          requestId: r.request_id,
-        }),
-      );
+      const rows = (db.prepare(`SELECT * FROM usage_records ${w} ORDER BY time DESC, id DESC LIMIT ?`).all(...params, f.limit ?? 100) as UsageRow[]).map(usageFromRow);
       const t = db
         .prepare(
           `SELECT COUNT(*) AS requests, COALESCE(SUM(input_tokens),0) AS inputTokens, COALESCE(SUM(output_tokens),0) AS outputTokens,
                   COALESCE(SUM(images),0) AS images, COALESCE(SUM(seconds),0) AS seconds, COALESCE(SUM(credits),0) AS credits
            FROM usage_records ${w}`,
         )
-        .get(...params) as { requests: number; inputTokens: number; outputTokens: number; images: number; seconds: number; credits: number };
+        .get(...params) as UsageTotals;
       return { rows, totals: t };
     },
   };
