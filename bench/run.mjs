@@ -4,7 +4,7 @@
 // Processes are pinned: upstream and load generator on cpu0, the system under
 // test on cpu1. Bounded in time; stops by itself.
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import net from "node:net";
@@ -15,6 +15,9 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SOAK = Number(process.env.BENCH_SOAK_REQUESTS ?? 150_000);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+/** BENCH_SAVE=0: print the table only (for iterating); BENCH_PROF_DIR: the gateway writes a --cpu-prof there (bench/profile.mjs reads it). */
+const SAVE = process.env.BENCH_SAVE !== "0";
+const PROF_DIR = process.env.BENCH_PROF_DIR ? path.resolve(process.env.BENCH_PROF_DIR) : undefined;
 const KEY = "sk-bench-0123456789";
 const CLK_TCK = 100;
 const hasTaskset = (() => {
@@ -173,22 +176,30 @@ async function main() {
         ],
       }),
     );
-    const [cmd, ...args] = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start.split(/\s+/);
-    const gwHttp = await freePort();
-    const gwGrpc = await freePort();
-    const gateway = start("omnigate", 1, cmd === "node" ? process.execPath : cmd, args, {
-      OMNIGATE_PORT: String(gwHttp),
-      OMNIGATE_GRPC_PORT: String(gwGrpc),
-      OMNIGATE_DATA_DIR: path.join(dir, "data"),
-      OMNIGATE_CONFIG: config,
-      OMNIGATE_BOOTSTRAP_KEY: KEY,
-      OMNIGATE_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
-      OMNIGATE_LOCAL_TASK_MS: "50",
-    });
-    procs.push(gateway);
+    // BENCH_GATEWAY_ENTRY: a compiled main.js to run instead of `npm start` (profiles then keep source lines).
+    const [cmd, ...args] = process.env.BENCH_GATEWAY_ENTRY
+      ? ["node", process.env.BENCH_GATEWAY_ENTRY]
+      : JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start.split(/\s+/);
+    /** Starts a gateway with its own data dir and ports, and waits until it is healthy. */
+    const startGateway = async (name) => {
+      const http = await freePort();
+      const grpc = await freePort();
+      const gwArgs = PROF_DIR && cmd === "node" ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`, ...args] : args;
+      const g = start("omnigate", 1, cmd === "node" ? process.execPath : cmd, gwArgs, {
+        OMNIGATE_PORT: String(http),
+        OMNIGATE_GRPC_PORT: String(grpc),
+        OMNIGATE_DATA_DIR: path.join(dir, name),
+        OMNIGATE_CONFIG: config,
+        OMNIGATE_BOOTSTRAP_KEY: KEY,
+        OMNIGATE_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
+        OMNIGATE_LOCAL_TASK_MS: "50",
+      });
+      procs.push(g);
+      await waitHealthy(`http://127.0.0.1:${http}/healthz`, g);
+      return { g, port: http };
+    };
     const proxyPort = await proxy.port;
-    const gwPort = gwHttp;
-    await waitHealthy(`http://127.0.0.1:${gwPort}/healthz`, gateway);
+    const { g: gateway, port: gwPort } = await startGateway("data");
     const targets = {
       direct: { name: "direct", pid: undefined, base: up },
       proxy: { name: "bare proxy", pid: proxy.proc.pid, base: `http://127.0.0.1:${proxyPort}` },
@@ -213,28 +224,36 @@ async function main() {
       rows.push({ scenario: l.label, results: [await measure(targets.omnigate, targets.omnigate.base + l.path, l.req, l.expect)] });
       process.stderr.write(`done: ${l.label}\n`);
     }
+    // Peak memory over the scenarios above (the image scenarios included).
+    const peak = { proxy: memKb(proxy.proc.pid, "VmHWM") / 1024, omnigate: memKb(gateway.proc.pid, "VmHWM") / 1024 };
     let soak;
     if (SOAK > 0 && (!ONLY || ONLY.test("soak"))) {
+      // A fresh gateway, so that the soak sees chat alone (not the image engine loaded by the scenarios above).
       const s = chat[0];
-      const url = targets.omnigate.base + s.og.path;
       try {
+        gateway.proc.kill("SIGTERM");
+        const fresh = await startGateway("soak-data");
+        const url = `http://127.0.0.1:${fresh.port}${s.og.path}`;
         await probe(url, s.og, s.expect);
+        const startMb = memKb(fresh.g.proc.pid, "VmRSS") / 1024;
         const third = Math.floor(SOAK / 3);
         const rss = [];
         for (let i = 0; i < 3; i++) {
           autocannon(url, s.og, { amount: third });
-          rss.push(memKb(gateway.proc.pid, "VmRSS") / 1024);
+          rss.push(memKb(fresh.g.proc.pid, "VmRSS") / 1024);
         }
-        soak = { requests: third * 3, rssMb: rss, peakMb: memKb(gateway.proc.pid, "VmHWM") / 1024 };
+        soak = { requests: third * 3, startMb, rssMb: rss, peakMb: memKb(fresh.g.proc.pid, "VmHWM") / 1024 };
       } catch (err) {
         soak = { error: String(err.message ?? err).slice(0, 200) };
       }
     }
-    const peak = { proxy: memKb(proxy.proc.pid, "VmHWM") / 1024, omnigate: memKb(gateway.proc.pid, "VmHWM") / 1024 };
     report({ rows, soak, peak, meta: { duration: DURATION, connections: CONNECTIONS, pinned: hasTaskset, node: process.version, date: new Date().toISOString() } });
   } finally {
     stopAll();
     clearTimeout(guard);
+    // Wait (a little) for the servers to exit, then drop their data dirs.
+    await Promise.race([Promise.all(procs.map((p) => (p.proc.exitCode !== null || p.proc.signalCode !== null ? undefined : new Promise((r) => p.proc.once("exit", r))))), new Promise((r) => setTimeout(r, 15_000))]);
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -259,17 +278,18 @@ function report(data) {
     }
   }
   lines.push("");
-  lines.push(`Peak RSS (VmHWM): bare proxy ${fmt(data.peak.proxy, 1)} MB, omnigate ${fmt(data.peak.omnigate, 1)} MB.`);
+  lines.push(`Peak RSS (VmHWM) over the scenarios above: bare proxy ${fmt(data.peak.proxy, 1)} MB, omnigate ${fmt(data.peak.omnigate, 1)} MB.`);
   if (data.soak) {
     lines.push("");
     lines.push(
       data.soak.error
         ? `Soak: unavailable (${data.soak.error}).`
-        : `Soak (${data.soak.requests} non-streaming translated requests): RSS after each third ${data.soak.rssMb.map((x) => fmt(x, 1)).join(" / ")} MB; peak ${fmt(data.soak.peakMb, 1)} MB.`,
+        : `Soak (a fresh gateway, ${data.soak.requests} non-streaming translated requests): RSS ${fmt(data.soak.startMb, 1)} MB at start, after each third ${data.soak.rssMb.map((x) => fmt(x, 1)).join(" / ")} MB; peak ${fmt(data.soak.peakMb, 1)} MB.`,
     );
   }
   const md = lines.join("\n") + "\n";
   process.stdout.write(md);
+  if (!SAVE) return;
   const out = path.join(ROOT, "bench", "results");
   mkdirSync(out, { recursive: true });
   const stamp = data.meta.date.replace(/[:.]/g, "-");

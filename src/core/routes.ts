@@ -1,6 +1,9 @@
 // Registers every core service on one ConnectRouter, and builds the in-process
-// transport facades use. Swapping that for a remote transport is one line.
-import { createRouterTransport, type ConnectRouter, type Interceptor, type Transport } from "@connectrpc/connect";
+// transport facades use (transport.ts: the same interceptors, no serialising).
+// Swapping that for a remote transport is one line, e.g.
+// createConnectTransport({ baseUrl, httpVersion: "2" }) from @connectrpc/connect-node.
+import type { ConnectRouter, Interceptor, Transport } from "@connectrpc/connect";
+import { createDirectTransport } from "./transport.js";
 import { ChatService } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import { ModelService } from "../../gen/omnigate/model/v1/model_pb.js";
 import type { Authenticator } from "./auth/authenticator.js";
@@ -70,6 +73,6 @@ export function buildCore(deps: CoreDeps): Core {
     chatMeterInterceptor(deps.tenancy),
     unaryMeterInterceptor(deps.tenancy),
   ];
-  const transport = createRouterTransport(routes, { router: { interceptors }, transport: { useBinaryFormat: true } });
+  const transport = createDirectTransport(routes, { interceptors });
   return { routes, interceptors, transport };
 }

@@ -49,10 +49,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header("request-id", req.id);
   });
   app.addHook("onResponse", async (req, reply) => {
-    const route = req.routeOptions.url ?? "unmatched";
-    const labels = { method: req.method, route };
-    deps.metrics.httpRequests.inc({ ...labels, status: String(reply.statusCode) });
-    deps.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    deps.metrics.http(req.method, req.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
     // While shutting down, a keep-alive connection that just finished its last
     // in-flight response is closed at once instead of idling until its timeout.
     if (deps.lifecycle.shuttingDown) setImmediate(() => app.server.closeIdleConnections());

@@ -1,7 +1,8 @@
 // Image inputs of the image bot, checked against spec section 8: JPEG, PNG,
 // static GIF or WEBP, at most 4 MB, really decodable. A refusal names the
 // field and the problem.
-import sharp, { type Metadata } from "sharp";
+import type { Metadata } from "sharp";
+import { loadSharp } from "../../providers/local/sharp.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import type { ImageBytes } from "../../providers/types.js";
 import { invalidArgument } from "../errors.js";
@@ -34,7 +35,7 @@ export async function checkImage(file: InputFile | undefined, field: string): Pr
   if (data.byteLength > MAX_IMAGE_BYTES) throw invalidArgument(`${field}: the image is ${(data.byteLength / 1048576).toFixed(1)} MB; at most 4 MB is accepted`, field, "too_large");
   let meta: Metadata;
   try {
-    meta = await sharp(data, { pages: -1 }).metadata();
+    meta = await (await loadSharp())(data, { pages: -1 }).metadata();
   } catch {
     throw invalidArgument(`${field}: the data is not a readable ${ACCEPTED[declared]!.toUpperCase()} image`, field, "unreadable_image");
   }

@@ -4,7 +4,7 @@
 // them), and records usage. Facades and RPC callers meet exactly this.
 import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import sharp from "sharp";
+import { loadSharp } from "../../providers/local/sharp.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import {
   CreateImageVariationsResponseSchema,
@@ -98,7 +98,7 @@ async function runRoutes(routing: ImageRouting, routes: ImageRoute[], job: Image
 
 /** Format and dimensions of a produced image; unreadable bytes are the provider's fault. */
 async function measure(data: Uint8Array): Promise<{ mimeType: string; width: number; height: number }> {
-  const meta = await sharp(data)
+  const meta = await (await loadSharp())(data)
     .metadata()
     .catch(() => undefined);
   if (!meta?.format || !meta.width || !meta.height) {

@@ -1,7 +1,8 @@
 // Checks the files of an edit or variation against the model's rules: size,
 // format, squareness, transparency, and the mask's dimensions. Decodes only
 // headers, plus the alpha statistics where transparency matters.
-import sharp from "sharp";
+import type sharp from "sharp";
+import { loadSharp } from "../../providers/local/sharp.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import type { ImageInput } from "../../providers/types.js";
 import { megabytes, missingParam, paramError, quoteList } from "./errors.js";
@@ -31,7 +32,7 @@ export async function inspectFile(file: InputFile, param: string, rules: { forma
   }
   let meta: Awaited<ReturnType<ReturnType<typeof sharp>["metadata"]>>;
   try {
-    meta = await sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+    meta = await (await loadSharp())(data, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
   } catch {
     throw paramError(param, "invalid_image_format", `Invalid file '${name}': not a valid image. Supported formats are: ${quoteList(rules.formats)}.`);
   }
@@ -48,7 +49,7 @@ export async function inspectFile(file: InputFile, param: string, rules: { forma
 /** True when the image has at least one fully transparent pixel. */
 export async function hasTransparentPixels(img: InspectedImage): Promise<boolean> {
   if (!img.hasAlpha) return false;
-  const stats = await sharp(img.data).stats();
+  const stats = await (await loadSharp())(img.data).stats();
   return (stats.channels[stats.channels.length - 1]?.min ?? 255) === 0;
 }
 

@@ -5,12 +5,13 @@
 import type { Interceptor } from "@connectrpc/connect";
 import { ChatService, type ChatInput, type GenerateResponse, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { countInput, countText } from "../../providers/local/tokenizer.js";
-import { principalKey } from "../context.js";
+import { principalKey, type Principal } from "../context.js";
 import type { Budgets } from "./budget.js";
 import type { RateLimiter } from "./limiter.js";
 import { chatCost, type PriceTable } from "./prices.js";
 import { checkModel } from "./scope.js";
 import { globMatch } from "../routing/glob.js";
+import { watchStream } from "../transport-streams.js";
 
 /** Output tokens assumed for the reservation when the request sets no limit. */
 export const DEFAULT_RESERVED_OUTPUT = 4096;
@@ -44,10 +45,15 @@ async function peekFirst<T>(messages: AsyncIterable<T>): Promise<{ first: T | un
 export function chatMeterInterceptor(deps: { prices: PriceTable; budgets: Budgets; limiter: RateLimiter }): Interceptor {
   const generate = ChatService.method.generate;
   const stream = ChatService.method.streamGenerate;
-  return (next) => async (req) => {
+  // Other methods pass straight through (no async frame of their own).
+  return (next) => (req) => {
     if (req.method !== generate && req.method !== stream) return next(req);
     const p = req.contextValues.get(principalKey);
     if (!p) return next(req);
+    return metered(next, req, p);
+  };
+
+  async function metered(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], p: Principal) {
     // A server-streaming call carries its one request message as a stream: read it, then hand it on.
     let input: ChatInput | undefined;
     if (req.stream) {
@@ -79,30 +85,25 @@ export function chatMeterInterceptor(deps: { prices: PriceTable; budgets: Budget
       await finish((res.message as GenerateResponse).usage, false);
       return res;
     }
-    const inner = res.message as AsyncIterable<StreamGenerateResponse>;
+    let usage: Usage | undefined;
+    let delivered = "";
     return {
       ...res,
-      message: (async function* () {
-        let usage: Usage | undefined;
-        let delivered = "";
-        let completed = false;
-        try {
-          for await (const e of inner) {
-            const k = e.event;
-            if (k.case === "usage") usage = k.value;
-            else if (k.case === "start" && k.value.usage) usage = k.value.usage;
-            else if (k.case === "partDelta" && (k.value.delta.case === "text" || k.value.delta.case === "thinking" || k.value.delta.case === "argumentsJson")) delivered += k.value.delta.value;
-            yield e;
-          }
-          completed = true;
-        } finally {
+      message: watchStream(res.message as AsyncIterable<StreamGenerateResponse>, {
+        each: (e) => {
+          const k = e.event;
+          if (k.case === "usage") usage = k.value;
+          else if (k.case === "start" && k.value.usage) usage = k.value.usage;
+          else if (k.case === "partDelta" && (k.value.delta.case === "text" || k.value.delta.case === "thinking" || k.value.delta.case === "argumentsJson")) delivered += k.value.delta.value;
+        },
+        end: async ({ completed }) => {
           if (!completed && usage && delivered && usage.outputTokens === 0n) {
             // The stream ended early: charge the output it really delivered.
             usage = { ...usage, outputTokens: BigInt(countText(delivered)) };
           }
           await finish(usage, !completed && !delivered);
-        }
-      })(),
+        },
+      }),
     };
-  };
+  }
 }

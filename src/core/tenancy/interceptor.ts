@@ -5,10 +5,11 @@
 // the services themselves are recorded by the services.
 import { ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { UsageStore } from "../../storage/types.js";
-import { formatKey, principalKey, requestIdKey } from "../context.js";
+import { formatKey, principalKey, requestIdKey, type Principal } from "../context.js";
 import { errorDetail } from "../errors.js";
 import { hasLimits, type RateLimiter } from "./limiter.js";
 import { checkFormat, GATE } from "./scope.js";
+import { watchStream } from "../transport-streams.js";
 
 export interface TenancyInterceptorDeps {
   limiter: RateLimiter;
@@ -24,12 +25,31 @@ function modelOf(message: unknown): string {
 
 export function tenancyInterceptor(deps: TenancyInterceptorDeps): Interceptor {
   const now = deps.now ?? Date.now;
-  return (next) => async (req) => {
+  // Calls without a principal pass straight through (no async frame of their own).
+  return (next) => (req) => {
     const p = req.contextValues.get(principalKey);
     if (!p) return next(req);
+    return gate(next, req, p);
+  };
+
+  async function gate(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], p: Principal) {
     const started = now();
     try {
-      return await gated();
+      checkFormat(p, req.contextValues.get(formatKey));
+      if (!hasLimits(p.limits)) return await next(req);
+      const release = await deps.limiter.acquire(p.keyId, p.limits);
+      let res;
+      try {
+        res = await next(req);
+      } catch (err) {
+        release();
+        throw err;
+      }
+      if (!res.stream) {
+        release();
+        return res;
+      }
+      return { ...res, message: watchStream(res.message, { end: release }) };
     } catch (err) {
       const detail = err instanceof ConnectError ? errorDetail(err) : undefined;
       if (deps.usage && detail?.metadata.gate === GATE.gate) {
@@ -53,33 +73,5 @@ export function tenancyInterceptor(deps: TenancyInterceptorDeps): Interceptor {
       }
       throw err;
     }
-
-    async function gated() {
-      checkFormat(p!, req.contextValues.get(formatKey));
-      if (!hasLimits(p!.limits)) return next(req);
-      const release = await deps.limiter.acquire(p!.keyId, p!.limits);
-      let res;
-      try {
-        res = await next(req);
-      } catch (err) {
-        release();
-        throw err;
-      }
-      if (!res.stream) {
-        release();
-        return res;
-      }
-      const inner = res.message;
-      return {
-        ...res,
-        message: (async function* () {
-          try {
-            yield* inner;
-          } finally {
-            release();
-          }
-        })(),
-      };
-    }
-  };
+  }
 }

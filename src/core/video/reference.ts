@@ -3,7 +3,7 @@
 // is checked for SSRF then, and fetched (through a resolver that refuses
 // private addresses) only when a task's provider needs the bytes.
 import { Agent, request } from "undici";
-import sharp from "sharp";
+import { loadSharp } from "../../providers/local/sharp.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { Code, coreError, invalidArgument } from "../errors.js";
 import { callbackUrlProblem, guardedLookup } from "../tasks/ssrf.js";
@@ -28,7 +28,7 @@ export async function sniffImage(data: Uint8Array): Promise<string> {
   if (data.byteLength > MAX_REFERENCE_BYTES) throw invalidImage(`The reference image is larger than ${MAX_REFERENCE_BYTES / 1024 / 1024} MB.`);
   let format: string | undefined;
   try {
-    format = (await sharp(data).metadata()).format;
+    format = (await (await loadSharp())(data).metadata()).format;
   } catch {
     format = undefined;
   }

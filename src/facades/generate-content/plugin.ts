@@ -12,7 +12,7 @@ import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_p
 import { bearerToken } from "../../core/auth/interceptor.js";
 import { invalidArgument, unauthenticated } from "../../core/errors.js";
 import type { FacadeOptions } from "../../server/facades.js";
-import { coreCallOptions } from "../shared/call.js";
+import { coreCallOptions, streamCall, unaryCall } from "../shared/call.js";
 import { fromCoreCachedContent, toCoreCachedContent, toCoreExpiry } from "./cached-contents.js";
 import { atOrigin, notFoundError, toWireError, type WireError } from "./errors.js";
 import { DEFAULT_PAGE_SIZE, fromCoreModel, modelId } from "./models.js";
@@ -25,6 +25,10 @@ import * as wire from "./wire.js";
 type Query = Record<string, string | string[] | undefined>;
 
 function parse<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  // Parse options cost zod its fast path: a valid body is parsed without them,
+  // an invalid one again with them for the error details.
+  const ok = schema.safeParse(body);
+  if (ok.success) return ok.data;
   const r = schema.safeParse(body, { reportInput: true });
   if (!r.success) throw r.error;
   return r.data;
@@ -79,7 +83,7 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
   async function generate(req: FastifyRequest, reply: FastifyReply, model: string, opts: CallOptions) {
     const body = parse(wire.generateContentRequest, req.body);
     const { input, origins } = toCoreRequest(body, model);
-    const resp = await chat.generate({ input }, opts).catch((err: unknown) => {
+    const resp = await unaryCall(deps.core.transport, ChatService.method.generate, { input }, opts).catch((err: unknown) => {
       throw atOrigin(err, origins);
     });
     return fromCoreResponse(resp, responseOptions(body));
@@ -91,18 +95,23 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
     const mode: StreamMode = alt === "sse" ? "sse" : "array";
     const body = parse(wire.generateContentRequest, req.body);
     const { input, origins } = toCoreRequest(body, model);
-    const it = chat.streamGenerate({ input }, opts)[Symbol.asyncIterator]();
+    const it = streamCall(deps.core.transport, ChatService.method.streamGenerate, { input }, opts);
     const t = new StreamTranslator(responseOptions(body));
     const primed = await primeStream(it, t).catch((err: unknown) => {
       throw atOrigin(err, origins);
     });
-    const w = new ChunkWriter(mode);
+    // The chunks go straight to the socket (no stream in between); the
+    // onResponse hooks still run when the response finishes.
+    reply.hijack();
+    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
+    reply.raw.writeHead(200, { "content-type": CONTENT_TYPES[mode], "cache-control": "no-cache", "x-accel-buffering": "no" });
+    const w = new ChunkWriter(mode, reply.raw);
     void pumpStream(it, t, w, primed, (err) => {
       const we = toWireError(atOrigin(err, origins), bodyLimit);
       if (we.httpStatus >= 500) req.log.warn({ err }, "generate-content stream failed");
       return we.body;
     });
-    return reply.header("content-type", CONTENT_TYPES[mode]).header("cache-control", "no-cache").header("x-accel-buffering", "no").send(w.body);
+    return reply;
   }
 
   async function countTokens(req: FastifyRequest, _reply: FastifyReply, model: string, opts: CallOptions) {

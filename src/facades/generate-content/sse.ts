@@ -2,50 +2,41 @@
 // blank line per chunk (no event: lines, no [DONE]); without alt the body is
 // one JSON array written element by element. A failure after the 200 goes out
 // as a final `{"error":{...}}` chunk (array element), never a silent cut.
-import { PassThrough } from "node:stream";
 import type { StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { Chunk, StreamTranslator } from "./stream.js";
+import { drained, type FrameSink } from "../shared/sink.js";
 
 export type StreamMode = "sse" | "array";
 
 export const CONTENT_TYPES: Record<StreamMode, string> = { sse: "text/event-stream", array: "application/json; charset=utf-8" };
 
 export class ChunkWriter {
-  readonly body = new PassThrough();
   private written = 0;
 
-  constructor(private readonly mode: StreamMode) {
-    if (mode === "array") this.body.write("[");
+  constructor(
+    private readonly mode: StreamMode,
+    private readonly out: FrameSink,
+  ) {
+    if (mode === "array") out.write("[");
   }
 
   get closed(): boolean {
-    return this.body.destroyed || this.body.writableEnded;
+    return this.out.destroyed || this.out.writableEnded;
   }
 
-  private async put(text: string): Promise<void> {
-    if (this.closed) return;
-    if (!this.body.write(text)) await new Promise<void>((resolve) => {
-      const done = () => {
-        this.body.off("drain", done);
-        this.body.off("close", done);
-        resolve();
-      };
-      this.body.once("drain", done);
-      this.body.once("close", done);
-    });
-  }
-
-  async write(chunk: Chunk | { error: unknown }): Promise<void> {
+  /** Writes one chunk; the promise, when there is one, resolves once the socket takes more. */
+  write(chunk: Chunk | { error: unknown }): Promise<void> | undefined {
     const json = JSON.stringify(chunk);
-    if (this.mode === "sse") await this.put(`data: ${json}\r\n\r\n`);
-    else await this.put(this.written === 0 ? json : `\n,\r\n${json}`);
+    const text = this.mode === "sse" ? `data: ${json}\r\n\r\n` : this.written === 0 ? json : `\n,\r\n${json}`;
     this.written++;
+    if (this.closed) return undefined;
+    return this.out.write(text) ? undefined : drained(this.out);
   }
 
   end(): void {
     if (this.closed) return;
-    if (this.mode === "array") this.body.write(this.written ? "\n]" : "]");
-    this.body.end();
+    if (this.mode === "array") this.out.write(this.written ? "\n]" : "]");
+    this.out.end();
   }
 }
 

@@ -9,6 +9,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { errorBody, toWireError } from "./errors.js";
 import { fromCorePart, stopReasonOf, usageOf, wireSignature } from "./translate.js";
 import type { StopReason } from "./wire.js";
+import { drained, type FrameSink } from "../shared/sink.js";
 
 export interface SseFrame {
   event: string;
@@ -251,46 +252,52 @@ export class MessagesStreamMachine {
   }
 }
 
-/** Drives the machine over a neutral stream; yields SSE text. Never throws: failures become an error frame. */
-export async function* messagesSse(source: AsyncIterable<StreamGenerateResponse>, opts: StreamOptions): AsyncGenerator<string> {
-  const sm = new MessagesStreamMachine(opts);
-  try {
-    for await (const ev of source) {
-      for (const f of sm.push(ev)) yield frameText(f);
-      if (sm.done) return;
-    }
-    for (const f of sm.end()) yield frameText(f);
-  } catch (err) {
-    for (const f of sm.fail(err)) yield frameText(f);
-  }
-}
-
 /**
- * Interleaves `ping` frames while the source is quiet for longer than
- * `intervalMs`, so idle connections stay open through proxies.
+ * Drives the machine over the core's events (`first` already read, when
+ * given) and writes the SSE text to `out`: the frames of each event in one
+ * write, and a `ping` whenever nothing was written for `heartbeatMs` (idle
+ * connections stay open through proxies). Never throws: a failure becomes an
+ * error frame. Stops reading, and closes the core's stream, once the client
+ * is gone; ends `out`.
  */
-export async function* withHeartbeat(source: AsyncIterable<string>, intervalMs: number): AsyncGenerator<string> {
-  const it = source[Symbol.asyncIterator]();
-  let pending: Promise<IteratorResult<string>> | undefined;
+export async function writeMessagesStream(
+  events: AsyncIterator<StreamGenerateResponse>,
+  first: IteratorResult<StreamGenerateResponse> | undefined,
+  out: FrameSink,
+  opts: StreamOptions & { heartbeatMs: number },
+): Promise<void> {
+  const sm = new MessagesStreamMachine(opts);
+  const ping = frameText(PING);
+  const timer = setTimeout(() => {
+    if (!out.destroyed && !out.writableNeedDrain) out.write(ping);
+    timer.refresh();
+  }, opts.heartbeatMs);
+  const put = async (frames: SseFrame[]) => {
+    if (!frames.length || out.destroyed) return;
+    let text = "";
+    for (const f of frames) text += frameText(f);
+    timer.refresh();
+    if (!out.write(text)) await drained(out);
+  };
+  let finished = false;
   try {
+    let r = first ?? (await events.next());
     for (;;) {
-      pending ??= it.next();
-      let timer: NodeJS.Timeout | undefined;
-      const tick = new Promise<"tick">((resolve) => {
-        timer = setTimeout(() => resolve("tick"), intervalMs);
-      });
-      const r = await Promise.race([pending, tick]);
-      clearTimeout(timer);
-      if (r === "tick") {
-        yield frameText(PING);
-        continue;
+      if (r.done) {
+        finished = true;
+        await put(sm.end());
+        break;
       }
-      pending = undefined;
-      if (r.done) return;
-      yield r.value;
+      await put(sm.push(r.value));
+      if (sm.done || out.destroyed) break;
+      r = await events.next();
     }
+  } catch (err) {
+    finished = true;
+    await put(sm.fail(err));
   } finally {
-    if (pending) void pending.then(() => it.return?.(), () => undefined);
-    else await it.return?.();
+    clearTimeout(timer);
+    if (!finished) await events.return?.().catch(() => undefined);
+    if (!out.destroyed) out.end();
   }
 }

@@ -2,7 +2,8 @@
 // as Bearer, the wire format and request id as headers, and an AbortSignal that
 // fires when the client goes away.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { CallOptions } from "@connectrpc/connect";
+import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import type { CallOptions, Transport } from "@connectrpc/connect";
 import { FORMAT_HEADER, REQUEST_ID_HEADER } from "../../core/context.js";
 
 /** Aborts when the client disconnects before the response is complete. */
@@ -20,5 +21,63 @@ export function coreCallOptions(req: FastifyRequest, reply: FastifyReply, format
   return {
     headers: { authorization: `Bearer ${apiKey}`, [FORMAT_HEADER]: format, [REQUEST_ID_HEADER]: req.id },
     signal: clientGone(req, reply),
+  };
+}
+
+/** A unary core call straight on the transport (what a promise client does, minus its wrapping). */
+export async function unaryCall<I extends DescMessage, O extends DescMessage>(
+  transport: Transport,
+  method: DescMethodUnary<I, O>,
+  input: MessageInitShape<I>,
+  call: CallOptions,
+): Promise<MessageShape<O>> {
+  return (await transport.unary(method, call.signal, call.timeoutMs, call.headers, input, call.contextValues)).message;
+}
+
+/**
+ * A server-streaming core call as an iterator taken straight from the
+ * transport (a promise client adds an async generator per message and hides
+ * `return`). The call starts on the first `next()`, so errors the core raises
+ * up front (auth, validation, limits) come from there, as with a client.
+ * `return()` closes the call's stream, so its cleanup runs at once.
+ */
+export function streamCall<I extends DescMessage, O extends DescMessage>(
+  transport: Transport,
+  method: DescMethodServerStreaming<I, O>,
+  input: MessageInitShape<I>,
+  call: CallOptions,
+): AsyncIterator<MessageShape<O>> {
+  type R = IteratorResult<MessageShape<O>>;
+  let it: AsyncIterator<MessageShape<O>> | undefined;
+  let opening: Promise<AsyncIterator<MessageShape<O>>> | undefined;
+  const open = () =>
+    (opening ??= transport
+      .stream(method, call.signal, call.timeoutMs, call.headers, oneMessage(input), call.contextValues)
+      .then((res) => (it = res.message[Symbol.asyncIterator]() as AsyncIterator<MessageShape<O>>)));
+  const done: R = { done: true, value: undefined };
+  return {
+    next: (): Promise<R> => (it ? it.next() : open().then((i) => i.next())),
+    return: (): Promise<R> => {
+      if (!opening) return Promise.resolve(done);
+      return opening.then(
+        (i) => (i.return ? i.return() : done),
+        () => done,
+      );
+    },
+  };
+}
+
+function oneMessage<T>(m: T): AsyncIterable<T> {
+  return {
+    [Symbol.asyncIterator]() {
+      let sent = false;
+      return {
+        next: () => {
+          if (sent) return Promise.resolve({ done: true, value: undefined });
+          sent = true;
+          return Promise.resolve({ done: false, value: m });
+        },
+      };
+    },
   };
 }

@@ -51,12 +51,12 @@ export function unwrapResponse(resp: GenerateResponse, out: JsonOutput): Generat
   return resp;
 }
 
-/** Unwraps a stream: text parts are held until they stop, then sent as one delta. */
-export async function* unwrapStream(src: AsyncIterable<StreamGenerateResponse>, out: JsonOutput): AsyncGenerator<StreamGenerateResponse> {
-  if (out.kind !== "schema" || !out.wrapped) {
-    yield* src;
-    return;
-  }
+/** Unwraps a stream: text parts are held until they stop, then sent as one delta. A stream with nothing to unwrap passes as it is. */
+export function unwrapStream(src: AsyncIterable<StreamGenerateResponse>, out: JsonOutput): AsyncIterable<StreamGenerateResponse> {
+  return out.kind !== "schema" || !out.wrapped ? src : unwrapped(src, out);
+}
+
+async function* unwrapped(src: AsyncIterable<StreamGenerateResponse>, out: JsonOutput): AsyncGenerator<StreamGenerateResponse> {
   const held = new Map<string, string>();
   for await (const e of src) {
     const k = e.event;

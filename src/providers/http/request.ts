@@ -49,7 +49,8 @@ const MAX_JSON_BODY = 64 * 1024 * 1024;
 
 /** Joins the channel's base path and an endpoint path ("/messages"). */
 export function upstreamPath(base: URL, path: string, query?: Record<string, string>): string {
-  const prefix = base.pathname.replace(/\/+$/, "");
+  const bp = base.pathname;
+  const prefix = bp.endsWith("/") ? bp.replace(/\/+$/, "") : bp;
   const q = query && Object.keys(query).length ? "?" + new URLSearchParams(query).toString() : "";
   return `${prefix}${path}${q}`;
 }
@@ -71,25 +72,53 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/**
+ * The chunks of a whole body, at most `limit` bytes; more is a
+ * BodyTooLargeError (and the rest is dropped). Event listeners, not the
+ * stream's async iterator (which costs several promises per chunk).
+ */
+function collect(body: Readable, limit: number): Promise<{ chunks: Buffer[]; size: number }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (err: Error | undefined) => {
+      body.off("data", onData);
+      body.off("end", onEnd);
+      body.off("error", onError);
+      body.off("close", onClose);
+      if (err) reject(err);
+      else resolve({ chunks, size });
+    };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        settle(new BodyTooLargeError(limit));
+        discard(body);
+        return;
+      }
+      chunks.push(c);
+    };
+    const onEnd = () => settle(undefined);
+    const onError = (err: Error) => settle(err);
+    // A body destroyed without an error never ends: that is a premature close, as the async iterator reports it.
+    const onClose = () => settle(body.readableEnded ? undefined : Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+    body.on("data", onData);
+    body.on("end", onEnd);
+    body.on("error", onError);
+    body.on("close", onClose);
+  });
+}
+
 /** Reads a whole body, at most `limit` bytes; more is a BodyTooLargeError (and the rest is dropped). */
 export async function readBody(body: Readable, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of body) {
-    const b = c as Buffer;
-    size += b.length;
-    if (size > limit) {
-      discard(body);
-      throw new BodyTooLargeError(limit);
-    }
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks);
+  const { chunks, size } = await collect(body, limit);
+  return Buffer.concat(chunks, size);
 }
 
 /** Reads a whole body as text, at most `limit` bytes (more is an error). */
 export async function readText(body: Readable, limit: number): Promise<string> {
-  return (await readBody(body, limit)).toString("utf8");
+  const { chunks, size } = await collect(body, limit);
+  return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, size).toString("utf8");
 }
 
 function safeJson(text: string): unknown {

@@ -5,6 +5,7 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { createParser } from "eventsource-parser";
 import { transportError } from "./errors.js";
+import { discard } from "./request.js";
 
 export interface SseEvent {
   /** The `event:` name, when the server sent one. */
@@ -13,26 +14,103 @@ export interface SseEvent {
 }
 
 export async function* sseEvents(body: Readable, vendor: string): AsyncGenerator<SseEvent> {
-  let queue: SseEvent[] = [];
+  const queue: SseEvent[] = [];
   const parser = createParser({ onEvent: (e) => queue.push({ event: e.event, data: e.data }) });
   const decoder = new StringDecoder("utf8");
-  const drain = function* () {
-    if (!queue.length) return;
-    const out = queue;
-    queue = [];
-    yield* out;
-  };
   try {
-    for await (const chunk of body) {
-      parser.feed(typeof chunk === "string" ? chunk : decoder.write(chunk as Buffer));
-      yield* drain();
+    for await (const chunk of bodyChunks(body)) {
+      parser.feed(typeof chunk === "string" ? chunk : decoder.write(chunk));
+      for (let i = 0; i < queue.length; i++) yield queue[i]!;
+      queue.length = 0;
     }
   } catch (err) {
     throw transportError(err, vendor, "body");
   }
   // A last event without its blank line still counts.
   parser.feed(decoder.end() + "\n\n");
-  yield* drain();
+  yield* queue;
+}
+
+/** How many unread chunks make the body pause until the reader catches up. */
+const HIGH_WATER = 16;
+
+/**
+ * A body's chunks as an async iterable, from 'data' events (a Readable's own
+ * async iterator costs several promises per chunk). Errors and a close before
+ * the end are thrown to the reader; a reader that stops early destroys the
+ * body, as with the stream's iterator.
+ */
+export function bodyChunks(body: Readable): AsyncIterable<Buffer | string> {
+  return {
+    [Symbol.asyncIterator]() {
+      const queue: (Buffer | string)[] = [];
+      let head = 0;
+      let ended = false;
+      let failure: unknown;
+      let wake: (() => void) | undefined;
+      const onData = (c: Buffer | string) => {
+        queue.push(c);
+        if (queue.length - head >= HIGH_WATER) body.pause();
+        wake?.();
+      };
+      const onEnd = () => {
+        ended = true;
+        wake?.();
+      };
+      const onError = (err: unknown) => {
+        failure ??= err;
+        wake?.();
+      };
+      const onClose = () => {
+        if (!ended) failure ??= Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
+        wake?.();
+      };
+      const detach = () => {
+        body.off("data", onData);
+        body.off("end", onEnd);
+        body.off("error", onError);
+        body.off("close", onClose);
+      };
+      body.on("data", onData);
+      body.on("end", onEnd);
+      body.on("error", onError);
+      body.on("close", onClose);
+      const waitForMore = () =>
+        new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      return {
+        async next(): Promise<IteratorResult<Buffer | string>> {
+          for (;;) {
+            if (head < queue.length) {
+              const value = queue[head++]!;
+              if (head === queue.length) {
+                queue.length = 0;
+                head = 0;
+                if (body.isPaused() && !ended) body.resume();
+              }
+              return { done: false, value };
+            }
+            if (failure !== undefined) {
+              detach();
+              throw failure;
+            }
+            if (ended) {
+              detach();
+              return { done: true, value: undefined };
+            }
+            await waitForMore();
+            wake = undefined;
+          }
+        },
+        async return(): Promise<IteratorResult<Buffer | string>> {
+          detach();
+          if (!ended) discard(body);
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
 }
 
 /** Parses one event's JSON data; undefined when it is not JSON. */

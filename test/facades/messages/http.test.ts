@@ -111,6 +111,9 @@ t.test("the stream is decided by the body, not by Accept", async (t) => {
   const json = await post(server.baseUrl, "/v1/messages", BODY, { ...HEADERS, accept: "text/event-stream" });
   t.match(json.res.headers.get("content-type"), /^application\/json/);
   t.equal(json.json?.type, "message");
+  const metrics = await (await fetch(server.baseUrl + "/metrics")).text();
+  t.match(metrics, /omnigate_http_requests_total\{method="POST",route="\/v1\/messages",status="200"\} [1-9]/, "the streamed response is counted like any other");
+  t.match(metrics, /omnigate_rpc_requests_total\{service="omnigate.chat.v1.ChatService",method="StreamGenerate",code="ok"\} [1-9]/, "so is its core call");
 });
 
 t.test("count_tokens", async (t) => {

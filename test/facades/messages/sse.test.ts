@@ -14,7 +14,8 @@ import {
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { responseToEvents } from "../../../src/core/chat/stream.js";
 import { coreError } from "../../../src/core/errors.js";
-import { MessagesStreamMachine, messagesSse, withHeartbeat, type SseFrame } from "../../../src/facades/messages/sse.js";
+import { PassThrough } from "node:stream";
+import { MessagesStreamMachine, writeMessagesStream, type SseFrame, type StreamOptions } from "../../../src/facades/messages/sse.js";
 
 const ev = (event: MessageInitShape<typeof StreamGenerateResponseSchema>["event"]) => create(StreamGenerateResponseSchema, { event });
 const opts = { requestId: "req_t", fallbackId: "msg_fb", model: "claude-x" };
@@ -30,10 +31,18 @@ async function* from(events: StreamGenerateResponse[], fail?: Error): AsyncGener
   if (fail) throw fail;
 }
 
-async function collect(it: AsyncIterable<string>): Promise<string> {
-  let s = "";
-  for await (const f of it) s += f;
-  return s;
+/** The SSE text writeMessagesStream writes for a source, as the writes went out. */
+async function written(source: AsyncIterable<StreamGenerateResponse>, o: StreamOptions = opts, heartbeatMs = 60_000): Promise<string[]> {
+  const out = new PassThrough();
+  const writes: string[] = [];
+  out.on("data", (c: Buffer) => writes.push(c.toString()));
+  await writeMessagesStream(source[Symbol.asyncIterator](), undefined, out, { ...o, heartbeatMs });
+  t.ok(out.writableEnded, "the sink is ended");
+  return writes;
+}
+
+async function collect(source: AsyncIterable<StreamGenerateResponse>, o: StreamOptions = opts): Promise<string> {
+  return (await written(source, o)).join("");
 }
 
 /** Replays frames the way the SDK's MessageStream does, checking the hard requirements. */
@@ -130,7 +139,7 @@ t.test("a whole answer: order, indexes, deltas, JSON, signature, stop reason, us
 });
 
 t.test("every frame is `event:` + `data:` text", async (t) => {
-  const text = await collect(messagesSse(from([...responseToEvents(answer)]), opts));
+  const text = await collect(from([...responseToEvents(answer)]));
   const frames = text.split("\n\n").filter(Boolean);
   t.ok(frames.length > 5);
   for (const f of frames) t.match(f, /^event: [a-z_]+\ndata: \{.*\}$/s);
@@ -224,7 +233,7 @@ t.test("stream ended before start -> error event", async (t) => {
 
 t.test("a core failure mid-stream becomes an error event with the Anthropic type", async (t) => {
   const events = [...responseToEvents(answer)].slice(0, 4);
-  const text = await collect(messagesSse(from(events, coreError(Code.Unavailable, "overloaded", { reason: "overloaded" })), opts));
+  const text = await collect(from(events, coreError(Code.Unavailable, "overloaded", { reason: "overloaded" })));
   const frames = text.split("\n\n").filter(Boolean);
   const last = frames.at(-1)!;
   t.equal(last.split("\n")[0], "event: error");
@@ -234,17 +243,17 @@ t.test("a core failure mid-stream becomes an error event with the Anthropic type
 
 t.test("field paths of mid-stream errors are the client's", async (t) => {
   const err = coreError(Code.InvalidArgument, "bad signature", { field: "turns[0].parts[1].signature" });
-  const text = await collect(messagesSse(from([ev({ case: "start", value: {} })], err), { ...opts, clientField: (f) => f.replace("turns[0].parts[1]", "messages.0.content.1") }));
+  const text = await collect(from([ev({ case: "start", value: {} })], err), { ...opts, clientField: (f) => f.replace("turns[0].parts[1]", "messages.0.content.1") });
   t.match(text, /"message":"messages\.0\.content\.1\.signature: bad signature"/);
 });
 
 t.test("internal failures do not leak their text", async (t) => {
   const told: unknown[] = [];
-  const text = await collect(messagesSse(from([ev({ case: "start", value: {} })], new Error("db password is hunter2")), { ...opts, onError: (e) => told.push(e) }));
+  const text = await collect(from([ev({ case: "start", value: {} })], new Error("db password is hunter2")), { ...opts, onError: (e) => told.push(e) });
   t.equal(told.length, 1, "the failure is reported for the logs");
   t.notMatch(text, /hunter2/);
   t.match(text, /"type":"api_error","message":"internal error"/);
-  const deadline = await collect(messagesSse(from([ev({ case: "start", value: {} })], new ConnectError("slow", Code.DeadlineExceeded)), opts));
+  const deadline = await collect(from([ev({ case: "start", value: {} })], new ConnectError("slow", Code.DeadlineExceeded)));
   t.match(deadline, /"type":"timeout_error"/);
 });
 
@@ -257,26 +266,53 @@ t.test("nothing after the end", async (t) => {
   t.ok(sm.done);
 });
 
-t.test("heartbeat pings while the source is quiet", async (t) => {
-  async function* slow() {
-    yield "a";
-    await new Promise((r) => setTimeout(r, 60));
-    yield "b";
-  }
-  const out: string[] = [];
-  for await (const f of withHeartbeat(slow(), 1)) out.push(f);
-  t.equal(out[0], "a");
-  t.equal(out.at(-1), "b");
-  t.ok(out.slice(1, -1).length >= 1, "at least one ping between a and b");
-  t.ok(out.slice(1, -1).every((f) => f === 'event: ping\ndata: {"type":"ping"}\n\n'));
+t.test("each event's frames go out in one write", async (t) => {
+  const events = [...responseToEvents(answer)];
+  const writes = await written(from(events));
+  t.match(writes[0], /^event: message_start\n.*\n\nevent: ping\n/s, "message_start and its ping together");
+  t.ok(writes.length <= events.length, "no more writes than core events");
 });
 
-t.test("heartbeat passes a quick source through unchanged", async (t) => {
-  async function* quick() {
-    yield "a";
-    yield "b";
+t.test("heartbeat pings while the source is quiet", async (t) => {
+  async function* slow() {
+    yield ev({ case: "start", value: {} });
+    await new Promise((r) => setTimeout(r, 60));
+    yield ev({ case: "usage", value: {} });
   }
-  const out: string[] = [];
-  for await (const f of withHeartbeat(quick(), 60_000)) out.push(f);
-  t.same(out, ["a", "b"]);
+  const writes = await written(slow(), opts, 5);
+  const pings = writes.filter((w) => w === 'event: ping\ndata: {"type":"ping"}\n\n');
+  t.ok(pings.length >= 1, "at least one ping while the source was quiet");
+  t.match(writes.at(-1), /message_stop/, "the stream still ends normally");
+});
+
+t.test("a quick source gets no heartbeat", async (t) => {
+  const writes = await written(from([...responseToEvents(answer)]), opts, 60_000);
+  t.equal(writes.filter((w) => w === 'event: ping\ndata: {"type":"ping"}\n\n').length, 0);
+});
+
+t.test("a client that is gone stops the reading and closes the core's stream", async (t) => {
+  let closed = false;
+  let read = 0;
+  async function* endless() {
+    try {
+      yield ev({ case: "start", value: {} });
+      for (;;) {
+        await new Promise((r) => setImmediate(r));
+        read++;
+        yield ev({ case: "ping", value: {} });
+      }
+    } finally {
+      closed = true;
+    }
+  }
+  const out = new PassThrough();
+  out.resume();
+  const done = writeMessagesStream(endless(), undefined, out, { ...opts, heartbeatMs: 60_000 });
+  await new Promise((r) => setTimeout(r, 5));
+  out.destroy();
+  await done;
+  t.ok(closed, "the source was closed");
+  const after = read;
+  await new Promise((r) => setTimeout(r, 10));
+  t.equal(read, after, "and is read no more");
 });

@@ -3,7 +3,7 @@
 // with a blurred preview half-way, as a remote bot would. A rerun after a
 // restart gives the same result (everything is seeded by the job).
 import { ConnectError, Code } from "@connectrpc/connect";
-import sharp from "sharp";
+import { loadSharp } from "../sharp.js";
 import type { ImageBotJob, ImageBotOutput, ImageBotProvider, ImageBotRunContext } from "../../types.js";
 import { describePrompts, imageFacts, numbered } from "./describe.js";
 import { runImageOp } from "./ops.js";
@@ -38,7 +38,7 @@ async function preview(img: RawImage): Promise<Uint8Array> {
   const w = Math.max(8, Math.round(img.width / 4));
   const h = Math.max(8, Math.round(img.height / 4));
   const small = await resize(img, w, h, { blur: 2 });
-  return sharp(small.data, { raw: { width: w, height: h, channels: 4 } }).webp({ quality: 60 }).toBuffer();
+  return (await loadSharp())(small.data, { raw: { width: w, height: h, channels: 4 } }).webp({ quality: 60 }).toBuffer();
 }
 
 async function compute(job: ImageBotJob, opts: LocalImageBotOptions): Promise<{ out: ImageBotOutput; raw?: RawImage }> {
@@ -47,7 +47,7 @@ async function compute(job: ImageBotJob, opts: LocalImageBotOptions): Promise<{ 
     const input = job.inputs[0];
     if (!input) throw new ConnectError("describe needs an image", Code.InvalidArgument);
     const prompts = describePrompts(await imageFacts(input.data));
-    const meta = await sharp(input.data).metadata();
+    const meta = await (await loadSharp())(input.data).metadata();
     return {
       out: {
         image: { data: input.data, mimeType: input.mimeType, width: meta.width ?? 0, height: meta.pageHeight ?? meta.height ?? 0, grid: false },

@@ -1,7 +1,7 @@
 // Pixel helpers of the local image-bot engine: tile sizes from an aspect
 // ratio, 2x2 grids, masks and seeded artwork tiles (the local image engine's
 // artwork, see ../images/art.ts). Raw images are RGBA, 8 bits per channel.
-import sharp from "sharp";
+import { loadSharp } from "../sharp.js";
 import { blend, decodeRgba, encode, renderArt, type RawImage } from "../images/render.js";
 
 export type { RawImage };
@@ -44,13 +44,13 @@ export function quadrant(g: RawImage, n: number): RawImage {
 
 /** Decodes an encoded image at its own size. */
 export async function decode(bytes: Uint8Array): Promise<RawImage> {
-  const { data, info } = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await (await loadSharp())(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
 }
 
 /** A grey mask (one byte per pixel, 255 = change) of a given size; transparent areas count as black. */
 export async function decodeMask(bytes: Uint8Array, width: number, height: number): Promise<Uint8Array> {
-  const data = await sharp(bytes).resize(width, height, { fit: "fill" }).flatten({ background: "#000000" }).greyscale().raw().toBuffer();
+  const data = await (await loadSharp())(bytes).resize(width, height, { fit: "fill" }).flatten({ background: "#000000" }).greyscale().raw().toBuffer();
   return new Uint8Array(data.buffer, data.byteOffset, width * height);
 }
 
@@ -67,7 +67,7 @@ export function masked(base: RawImage, over: RawImage, mask: Uint8Array): RawIma
 
 /** Resizes a raw image. */
 export async function resize(img: RawImage, width: number, height: number, opts: { blur?: number } = {}): Promise<RawImage> {
-  let s = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).resize(width, height, { fit: "fill" });
+  let s = (await loadSharp())(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).resize(width, height, { fit: "fill" });
   if (opts.blur) s = s.blur(opts.blur);
   const data = await s.ensureAlpha().raw().toBuffer();
   return { data, width, height };
@@ -90,7 +90,7 @@ export function place(canvas: RawImage, inner: RawImage, left: number, top: numb
 
 /** Hue rotation and saturation change. */
 export async function modulate(img: RawImage, hue: number, saturation = 1): Promise<RawImage> {
-  const data = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).modulate({ hue: Math.round(hue), saturation }).ensureAlpha().raw().toBuffer();
+  const data = await (await loadSharp())(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).modulate({ hue: Math.round(hue), saturation }).ensureAlpha().raw().toBuffer();
   return { data, width: img.width, height: img.height };
 }
 

@@ -1,6 +1,6 @@
 // Turns artwork into pixels and pixels into files, with sharp. Raw buffers are
 // RGBA, 8 bits per channel, not premultiplied.
-import sharp from "sharp";
+import { loadSharp } from "../sharp.js";
 import { artHash, artSvg, prng, type ArtSpec } from "./art.js";
 
 export interface RawImage {
@@ -11,7 +11,7 @@ export interface RawImage {
 
 /** Renders the artwork of a spec and adds seeded grain, so images are never flat. */
 export async function renderArt(spec: ArtSpec): Promise<RawImage> {
-  const { data, info } = await sharp(Buffer.from(artSvg(spec)))
+  const { data, info } = await (await loadSharp())(Buffer.from(artSvg(spec)))
     .resize(spec.width, spec.height, { fit: "fill" })
     .ensureAlpha()
     .raw()
@@ -31,8 +31,8 @@ const clamp = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : v);
 
 /** Decodes any input to raw RGBA of the given size (resized only when it differs). */
 export async function decodeRgba(bytes: Uint8Array, width: number, height: number): Promise<RawImage> {
-  let img = sharp(bytes).ensureAlpha();
-  const meta = await sharp(bytes).metadata();
+  let img = (await loadSharp())(bytes).ensureAlpha();
+  const meta = await (await loadSharp())(bytes).metadata();
   if (meta.width !== width || meta.height !== height) img = img.resize(width, height, { fit: "fill" });
   const { data, info } = await img.raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
@@ -53,7 +53,7 @@ export function blend(a: RawImage, b: RawImage, t: number): RawImage {
 }
 
 export async function encode(img: RawImage, format: "png" | "jpeg" | "webp", compression?: number): Promise<Buffer> {
-  const s = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } });
+  const s = (await loadSharp())(img.data, { raw: { width: img.width, height: img.height, channels: 4 } });
   if (format === "jpeg") return s.flatten({ background: "#ffffff" }).jpeg({ quality: compression ?? 90 }).toBuffer();
   if (format === "webp") return s.webp({ quality: compression ?? 90 }).toBuffer();
   return s.png({ compressionLevel: 6 }).toBuffer();

@@ -1,6 +1,6 @@
 // Local variations: the source with a seeded hue shift and grain, blended back
 // with the source so the result stays recognisably close to it.
-import sharp from "sharp";
+import { loadSharp } from "../sharp.js";
 import type { ImageJob } from "../../types.js";
 import { artHash, prng } from "./art.js";
 import { blend, decodeRgba, type RawImage } from "./render.js";
@@ -11,7 +11,7 @@ export async function varyImage(job: ImageJob, index: number): Promise<RawImage>
   const hash = artHash(Buffer.from(job.images[0]!.data).toString("base64").slice(0, 4096), job.seed ?? 0, index);
   const rnd = prng(hash, 3);
   const hue = Math.round((rnd() < 0.5 ? -1 : 1) * (15 + rnd() * 40));
-  const shifted = await sharp(src.data, { raw: { width, height, channels: 4 } })
+  const shifted = await (await loadSharp())(src.data, { raw: { width, height, channels: 4 } })
     .modulate({ hue, saturation: 0.9 + rnd() * 0.3 })
     .ensureAlpha()
     .raw()

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import sharp from "sharp";
+import { loadSharp } from "../sharp.js";
 import { Code, coreError } from "../../../core/errors.js";
 import { ffmpeg, MIME } from "../../../core/video/media.js";
 import type { VideoJob, VideoOutput, VideoProvider, VideoRunContext } from "../../types.js";
@@ -65,7 +65,7 @@ export function localVideoProvider(opts: LocalVideoOptions): VideoProvider {
     if (job.reference?.data) {
       files.reference = path.join(dir, "reference.png");
       try {
-        await sharp(job.reference.data).png().toFile(files.reference);
+        await (await loadSharp())(job.reference.data).png().toFile(files.reference);
       } catch {
         throw coreError(Code.InvalidArgument, "The reference image could not be decoded.", { reason: "invalid_image", field: "input_reference" });
       }

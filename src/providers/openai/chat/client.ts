@@ -14,7 +14,7 @@ export interface Call {
 
 /** "/chat/completions" under a base URL; a bare host gets "/v1" (as Ollama and vLLM serve it). */
 function endpoint(up: Upstream): string {
-  return up.baseUrl.pathname.replace(/\/+$/, "") === "" ? "/v1/chat/completions" : "/chat/completions";
+  return /^\/*$/.test(up.baseUrl.pathname) ? "/v1/chat/completions" : "/chat/completions";
 }
 
 export function openaiHeaders(apiKey: string, extra: Record<string, string> = {}): Record<string, string> {

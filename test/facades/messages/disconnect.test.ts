@@ -1,0 +1,50 @@
+// A Messages client that goes away mid-stream: the upstream request is
+// aborted, the key's concurrency slot is released, and the call's usage is
+// recorded as canceled.
+import t from "tap";
+import Anthropic from "@anthropic-ai/sdk";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { AdminService } from "../../../gen/omnigate/admin/v1/admin_pb.js";
+import { ADMIN_KEY, startServer } from "../../helpers/app.js";
+import { sseChunks, startFakeUpstream } from "../../fixtures/fake-upstream.js";
+
+t.test("a client that disconnects mid-stream frees its slot and is recorded as canceled", async (t) => {
+  let slow = true;
+  const up = await startFakeUpstream(() => ({ chunks: sseChunks("anthropic/stream-tool-use.sse"), chunkDelayMs: slow ? 300 : 0 }));
+  const server = await startServer({
+    config: {
+      channels: [{ name: "only", provider: "anthropic", baseUrl: up.url, apiKey: "k", models: ["gateway-chat"], modelMap: {}, priority: 0, weight: 1, enabled: true }],
+    },
+  });
+  t.teardown(async () => {
+    await server.close();
+    await up.close();
+  });
+  const admin = createClient(AdminService, createConnectTransport({ baseUrl: server.baseUrl, httpVersion: "1.1" }));
+  const key = await admin.createKey({ key: { name: "one-at-a-time", limits: { concurrentRequests: 1 } } }, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  const c = new Anthropic({ baseURL: server.baseUrl, apiKey: key.secret, maxRetries: 0 });
+
+  const aborted = up.nextAbort();
+  const ac = new AbortController();
+  const stream = await c.messages.create({ model: "gateway-chat", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] }, { signal: ac.signal });
+  await (async () => {
+    for await (const e of stream) if (e.type === "content_block_start") ac.abort();
+  })().catch(() => undefined);
+  await aborted;
+  t.equal(up.aborted, 1, "the upstream request was aborted");
+
+  slow = false;
+  let rows: { status: string }[] = [];
+  for (let i = 0; i < 200 && rows.length < 1; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    rows = (await server.deps.storage.usage.query({ keyId: key.key!.id })).rows;
+  }
+  t.same(
+    rows.map((r) => r.status),
+    ["canceled"],
+    "the abandoned call is recorded as canceled",
+  );
+  const next = await c.messages.stream({ model: "gateway-chat", max_tokens: 100, messages: [{ role: "user", content: "again" }] }).finalMessage();
+  t.equal(next.type, "message", "the key's one concurrency slot is free again");
+});
