@@ -95,7 +95,7 @@ function messageRoutes(chat: Client<typeof ChatService>, transport: Transport) {
         // onResponse hooks still run when the response finishes.
         reply.hijack();
         for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
-        reply.raw.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+        reply.raw.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
         const onError = (err: unknown) => req.log.warn({ err }, "messages stream failed after the 200");
         const opts = { requestId: req.id, fallbackId, model: body.model, onError, clientField: core.clientField, heartbeatMs: HEARTBEAT_MS };
         void writeMessagesStream(it, first, reply.raw, opts).catch((err: unknown) => req.log.error({ err }, "messages stream failed"));

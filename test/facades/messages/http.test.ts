@@ -103,6 +103,7 @@ t.test("the stream is decided by the body, not by Accept", async (t) => {
   t.equal(sse.res.status, 200);
   t.match(sse.res.headers.get("content-type"), /^text\/event-stream/);
   t.match(sse.res.headers.get("request-id"), /^req_/);
+  t.equal(sse.res.headers.get("x-accel-buffering"), "no", "proxies in front are told not to buffer the stream");
   const frames = sse.text.split("\n\n").filter(Boolean);
   t.ok(frames.length >= 7);
   for (const f of frames) t.match(f, /^event: (\w+)\ndata: \{"type":"\1"/, "every frame has an event line naming its type");
