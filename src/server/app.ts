@@ -61,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook("onClose", async () => {
     await deps.limiter.close();
+    await deps.keySignal?.close();
   });
   deps.tasks.runner.useLog(app.log);
   app.addHook("onClose", async () => {

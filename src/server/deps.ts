@@ -18,6 +18,7 @@ import { budgets } from "../core/tenancy/budget.js";
 import { taskRefunds } from "../core/tenancy/task-refunds.js";
 import { memoryLimiter, type RateLimiter } from "../core/tenancy/limiter.js";
 import { redisLimiter } from "../core/tenancy/redis-limiter.js";
+import { redisSignal, type SharedSignal } from "../core/auth/redis-signal.js";
 import { createClient } from "@connectrpc/connect";
 import { ChatService } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import { createTaskDeps, type TaskDeps } from "./task-deps.js";
@@ -53,6 +54,8 @@ export interface AppDeps {
   channels: ChannelStates;
   /** With shared storage: re-reads what other instances change (channel and account admin state); stopped with the app. */
   stateRefresh?: NodeJS.Timeout;
+  /** With Redis: tells the other instances that keys changed; closed with the app. */
+  keySignal?: SharedSignal | undefined;
 }
 
 /** How often an instance on shared storage picks up other instances' admin changes. */
@@ -82,7 +85,9 @@ const LOCAL_MODELS_CREATED = Date.UTC(2025, 0, 1);
 export async function createDeps(config: Config, overrides: { storage?: Storage; now?: () => number; metrics?: Metrics } = {}): Promise<AppDeps> {
   const now = overrides.now ?? Date.now;
   const storage = overrides.storage ?? (await openStorage(config));
-  const auth = authenticator(storage.keys, { now });
+  // With Redis, a key changed on one instance is dropped from every instance's cache at once.
+  const keySignal = config.redisUrl ? redisSignal({ url: config.redisUrl, prefix: config.redisPrefix, name: "keys-changed" }) : undefined;
+  const auth = authenticator(storage.keys, { now, ...(keySignal ? { shared: keySignal } : {}) });
   const metrics = overrides.metrics ?? createMetrics();
   const local = localChatProvider({ ...config.local, signingSecret: config.local.signingSecret || loadSigningSecret(config.dataDir) });
   // Cooling down is the chat routing's to know; it exists once createChatDeps returns.
@@ -118,5 +123,5 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
           channels.refresh().catch(() => undefined);
           tasks.imageBot.pool.load().catch(() => undefined);
         }, STATE_REFRESH_MS).unref();
-  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos, channels, stateRefresh };
+  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos, channels, stateRefresh, keySignal };
 }

@@ -3,6 +3,7 @@
 import type { KeyStore, ApiKeyRecord } from "../../storage/types.js";
 import type { Principal } from "../context.js";
 import { hashSecret } from "./secrets.js";
+import type { SharedSignal } from "./redis-signal.js";
 
 export interface Authenticator {
   verify(secret: string): Promise<Principal | undefined>;
@@ -14,11 +15,13 @@ export function toPrincipal(k: ApiKeyRecord): Principal {
   return { keyId: k.id, name: k.name, admin: k.admin, formats: k.formats, models: k.models, limits: k.limits };
 }
 
-export function authenticator(keys: KeyStore, opts: { ttlMs?: number; now?: () => number; maxEntries?: number } = {}): Authenticator {
+export function authenticator(keys: KeyStore, opts: { ttlMs?: number; now?: () => number; maxEntries?: number; shared?: SharedSignal } = {}): Authenticator {
   const ttl = opts.ttlMs ?? 5_000;
   const now = opts.now ?? Date.now;
   const max = opts.maxEntries ?? 10_000;
   const cache = new Map<string, { at: number; key: ApiKeyRecord | undefined }>();
+  // Another instance changed a key: forget what this one cached.
+  opts.shared?.on(() => cache.clear());
   return {
     async verify(secret) {
       if (!secret) return undefined;
@@ -36,6 +39,7 @@ export function authenticator(keys: KeyStore, opts: { ttlMs?: number; now?: () =
     },
     invalidate() {
       cache.clear();
+      opts.shared?.send();
     },
   };
 }
