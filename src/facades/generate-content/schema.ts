@@ -1,13 +1,13 @@
 // Gemini Schema objects (spec 2.6: an OpenAPI 3.0 subset with upper-case type
 // names and `nullable`) <-> JSON Schema, which is what the neutral model and the
-// providers speak. Pure; errors name the offending field.
+// providers speak. The JSON Schema -> Gemini direction is shared with the Gemini
+// provider and lives in core/chat/gemini-schema.ts. Pure; errors name the offending field.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { invalidArgument } from "../../core/errors.js";
+import { GEMINI_TYPES, SAME_KEYWORDS } from "../../core/chat/gemini-schema.js";
 
-export const SCHEMA_TYPES = ["TYPE_UNSPECIFIED", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"] as const;
+export { jsonSchemaToGemini } from "../../core/chat/gemini-schema.js";
 
-/** Keywords copied unchanged in both directions. */
-const SAME = ["format", "title", "description", "pattern", "default", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"] as const;
 const INT_KEYWORDS = new Set(["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"]);
 const NUM_KEYWORDS = new Set(["minimum", "maximum"]);
 
@@ -29,13 +29,13 @@ export function geminiToJsonSchema(s: unknown, field: string): JsonObject {
   let type: string | undefined;
   if (s.type !== undefined) {
     const t = typeof s.type === "string" ? s.type.toUpperCase() : "";
-    if (!(SCHEMA_TYPES as readonly string[]).includes(t)) {
-      throw invalidArgument(`${field}.type: invalid value ${JSON.stringify(s.type)}, expected one of ${SCHEMA_TYPES.join(", ")}`, `${field}.type`);
+    if (!(GEMINI_TYPES as readonly string[]).includes(t)) {
+      throw invalidArgument(`${field}.type: invalid value ${JSON.stringify(s.type)}, expected one of ${GEMINI_TYPES.join(", ")}`, `${field}.type`);
     }
     if (t !== "TYPE_UNSPECIFIED") type = t.toLowerCase();
   }
   if (type) out.type = s.nullable === true && type !== "null" ? [type, "null"] : type;
-  for (const k of SAME) {
+  for (const k of SAME_KEYWORDS) {
     const v = s[k];
     if (v === undefined || v === null) continue;
     if (INT_KEYWORDS.has(k)) out[k] = numeric(v, `${field}.${k}`, true);
@@ -66,72 +66,6 @@ export function geminiToJsonSchema(s: unknown, field: string): JsonObject {
   if (s.anyOf !== undefined) {
     if (!Array.isArray(s.anyOf)) throw invalidArgument(`${field}.anyOf must be a list of Schema objects`, `${field}.anyOf`);
     out.anyOf = s.anyOf.map((sub, i) => geminiToJsonSchema(sub, `${field}.anyOf[${i}]`));
-  }
-  return out;
-}
-
-/**
- * Converts JSON Schema back to a Gemini Schema, or returns undefined when the
- * schema uses something a Gemini Schema cannot say ($ref, oneOf, allOf,
- * additionalProperties, const, several non-null types...).
- */
-export function jsonSchemaToGemini(js: unknown): JsonObject | undefined {
-  if (!isObject(js)) return undefined;
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(js)) {
-    if (v === undefined) continue;
-    switch (k) {
-      case "type": {
-        const types = Array.isArray(v) ? v : [v];
-        const nonNull = types.filter((t) => t !== "null");
-        if (nonNull.length !== 1 || typeof nonNull[0] !== "string") return undefined;
-        const t = nonNull[0].toUpperCase();
-        if (!(SCHEMA_TYPES as readonly string[]).includes(t)) return undefined;
-        out.type = t;
-        if (nonNull.length < types.length) out.nullable = true;
-        break;
-      }
-      case "items": {
-        const sub = jsonSchemaToGemini(v);
-        if (!sub) return undefined;
-        out.items = sub;
-        break;
-      }
-      case "properties": {
-        if (!isObject(v)) return undefined;
-        const props: JsonObject = {};
-        for (const [name, sub] of Object.entries(v)) {
-          const g = jsonSchemaToGemini(sub);
-          if (!g) return undefined;
-          props[name] = g;
-        }
-        out.properties = props;
-        break;
-      }
-      case "anyOf": {
-        if (!Array.isArray(v)) return undefined;
-        const subs = v.map(jsonSchemaToGemini);
-        if (subs.some((x) => !x)) return undefined;
-        out.anyOf = subs as JsonObject[];
-        break;
-      }
-      case "enum":
-        if (!Array.isArray(v)) return undefined;
-        out.enum = v.filter((x) => x !== null) as JsonValue[];
-        if (v.includes(null)) out.nullable = true;
-        break;
-      case "required":
-        out.required = v as JsonValue;
-        break;
-      case "examples":
-        if (Array.isArray(v) && v.length > 0) out.example = v[0] as JsonValue;
-        break;
-      case "$schema":
-        break;
-      default:
-        if (!(SAME as readonly string[]).includes(k)) return undefined;
-        out[k] = v as JsonValue;
-    }
   }
   return out;
 }

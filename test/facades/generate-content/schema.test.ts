@@ -61,6 +61,9 @@ const FROM_JSON: [string, unknown, unknown][] = [
   ["object", { type: "object", properties: { a: { type: "number", minimum: 1 } }, required: ["a"] }, { type: "OBJECT", properties: { a: { type: "NUMBER", minimum: 1 } }, required: ["a"] }],
   ["examples", { type: "string", examples: ["x", "y"] }, { type: "STRING", example: "x" }],
   ["$schema is dropped", { $schema: "http://json-schema.org/draft-07/schema#", type: "boolean" }, { type: "BOOLEAN" }],
+  ["null type", { type: "null" }, { type: "NULL" }],
+  ["propertyOrdering is kept", { type: "object", propertyOrdering: ["b", "a"] }, { type: "OBJECT", propertyOrdering: ["b", "a"] }],
+  ["TYPE_UNSPECIFIED is not a JSON Schema type", { type: "type_unspecified" }, undefined],
   ["$ref cannot be said", { $ref: "#/defs/a" }, undefined],
   ["additionalProperties cannot be said", { type: "object", additionalProperties: false }, undefined],
   ["two types cannot be said", { type: ["string", "number"] }, undefined],
@@ -73,6 +76,6 @@ for (const [name, json, gemini] of FROM_JSON) {
 }
 
 t.test("round trip Gemini -> JSON -> Gemini keeps what Gemini says", async (t) => {
-  const s = { type: "OBJECT", properties: { n: { type: "INTEGER", nullable: true, minimum: 0 }, tags: { type: "ARRAY", items: { type: "STRING", enum: ["x"] } } }, required: ["n"] };
+  const s = { type: "OBJECT", properties: { n: { type: "INTEGER", nullable: true, minimum: 0 }, none: { type: "NULL" }, tags: { type: "ARRAY", items: { type: "STRING", enum: ["x"] } } }, required: ["n"] };
   t.same(jsonSchemaToGemini(geminiToJsonSchema(s, "s")), s);
 });
