@@ -3,10 +3,26 @@
 // undici's `request` and Node streams, never `fetch` (see
 // notes/performance.md: fetch costs 5-7 times the CPU per request here).
 import { Pool } from "undici";
+import type { UpstreamLogger } from "./log.js";
 
 export interface PoolOptions {
   connectTimeoutMs: number;
   connections: number;
+}
+
+/** What every upstream channel client is given: where, with which key and extra headers, timeouts, pool size, log. */
+export interface UpstreamChannelOptions {
+  channel: string;
+  /** Base URL including the version path, e.g. "https://api.example.com/v1". */
+  baseUrl: string;
+  apiKey: string;
+  headers?: Record<string, string> | undefined;
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  connections?: number;
+  log: UpstreamLogger;
+  now?: () => number;
 }
 
 export interface UpstreamPools {

@@ -3,26 +3,15 @@
 import { Blob } from "node:buffer";
 import { FormData, Pool, type Dispatcher } from "undici";
 import { protocolError, transportError } from "../http/errors.js";
-import type { UpstreamLogger } from "../http/log.js";
+import type { UpstreamChannelOptions } from "../http/pools.js";
 import { fromVendorError, VENDOR } from "./errors.js";
 import type { CreateForm } from "./videos.js";
 import { video, type Variant, type Video } from "./wire.js";
 import { readBody } from "../http/request.js";
 
-export interface OpenAIVideosClientOptions {
-  channel: string;
-  /** Base URL including the version path, e.g. "https://api.openai.com/v1". */
-  baseUrl: string;
-  apiKey: string;
-  headers?: Record<string, string> | undefined;
-  connectTimeoutMs?: number;
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
-  connections?: number;
+export interface OpenAIVideosClientOptions extends UpstreamChannelOptions {
   /** Largest download accepted. */
   maxBytes: number;
-  log: UpstreamLogger;
-  now?: () => number;
 }
 
 export interface OpenAIVideosClient {

@@ -3,25 +3,15 @@
 // channel's key goes only to the channel's own origin).
 import { Agent, Pool, type Dispatcher } from "undici";
 import { protocolError, transportError } from "../http/errors.js";
-import type { UpstreamLogger } from "../http/log.js";
+import type { UpstreamChannelOptions } from "../http/pools.js";
 import { fromVendorError, VENDOR } from "./errors.js";
 import type { SubmitBody } from "./generations.js";
 import { submitted, task, type Task } from "./wire.js";
 import { readBody } from "../http/request.js";
 
-export interface VideoGatewayClientOptions {
-  channel: string;
-  /** Base URL including the version path, e.g. "https://gw.example.com/v1". */
-  baseUrl: string;
-  apiKey: string;
-  headers?: Record<string, string> | undefined;
-  connectTimeoutMs?: number;
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
-  connections?: number;
+export interface VideoGatewayClientOptions extends UpstreamChannelOptions {
+  /** Largest download accepted. */
   maxBytes: number;
-  log: UpstreamLogger;
-  now?: () => number;
 }
 
 export interface VideoGatewayClient {
