@@ -8,7 +8,19 @@ import path from "node:path";
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync, FastifyReply } from "fastify";
 import fastifyStatic from "@fastify/static";
 
-export const ROOT_DIR = path.resolve(import.meta.dirname, "../..");
+/** The nearest directory at or above `from` that holds a package.json. */
+export function packageRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(path.join(dir, "package.json"))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`no package.json at or above ${from}`);
+    dir = up;
+  }
+  return dir;
+}
+
+/** The repository root, from src/server under tsx as from dist/server/<hash>/src/server when transpiled (npm start). */
+export const ROOT_DIR = packageRoot(import.meta.dirname);
 /** Where scripts/build-console.mjs writes the bundle. */
 export const CONSOLE_DIST = path.join(ROOT_DIR, "dist", "console");
 export const CONSOLE_PREFIX = "/console";

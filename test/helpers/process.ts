@@ -22,10 +22,10 @@ export interface Gateway {
 
 export function spawnGateway(env: Record<string, string>): Gateway {
   const [cmd, ...args] = startCommand();
-  // The child runs under tsx, whose single-line output would corrupt tap's
-  // coverage of the same files. tap's process-info re-adds its hooks to every
-  // spawned child unless the child's env sets them, so switch coverage off
-  // explicitly: children report none.
+  // The child runs transpiled copies of src/ from dist/server/<hash>/, which
+  // tap would count as files of their own beside the sources. tap's
+  // process-info re-adds its hooks to every spawned child unless the child's
+  // env sets them, so switch coverage off explicitly: children report none.
   const { NODE_V8_COVERAGE: _coverage, ...parentEnv } = process.env;
   parentEnv._TAPJS_PROCESSINFO_COVERAGE_ = "0";
   const proc = spawn(cmd!, args, {
