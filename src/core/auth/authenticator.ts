@@ -7,6 +7,12 @@ import type { SharedSignal } from "./redis-signal.js";
 
 export interface Authenticator {
   verify(secret: string): Promise<Principal | undefined>;
+  /**
+   * The answer without waiting when the cache holds a fresh entry for the
+   * secret (the principal, or null for a refused key); undefined when storage
+   * has to be asked (call verify).
+   */
+  cached?(secret: string): Principal | null | undefined;
   /** Forget cached entries (after a key was revoked or changed). */
   invalidate(): void;
 }
@@ -19,23 +25,35 @@ export function authenticator(keys: KeyStore, opts: { ttlMs?: number; now?: () =
   const ttl = opts.ttlMs ?? 5_000;
   const now = opts.now ?? Date.now;
   const max = opts.maxEntries ?? 10_000;
-  const cache = new Map<string, { at: number; key: ApiKeyRecord | undefined }>();
+  // Keyed by the secret itself (this process holds it anyway while it serves
+  // the request): a hit costs a map lookup, not a hash. The principal is made
+  // once per entry.
+  const cache = new Map<string, { at: number; key: ApiKeyRecord | undefined; principal: Principal | undefined }>();
   // Another instance changed a key: forget what this one cached.
   opts.shared?.on(() => cache.clear());
+  const answer = (hit: { key: ApiKeyRecord | undefined; principal: Principal | undefined }, t: number): Principal | undefined => {
+    const k = hit.key;
+    if (!k || k.revokeTime !== undefined || (k.expireTime !== undefined && k.expireTime <= t)) return undefined;
+    return (hit.principal ??= toPrincipal(k));
+  };
   return {
+    cached(secret) {
+      if (!secret) return null;
+      const hit = cache.get(secret);
+      const t = now();
+      if (!hit || t - hit.at > ttl) return undefined;
+      return answer(hit, t) ?? null;
+    },
     async verify(secret) {
       if (!secret) return undefined;
-      const hash = hashSecret(secret);
       const t = now();
-      let hit = cache.get(hash);
+      let hit = cache.get(secret);
       if (!hit || t - hit.at > ttl) {
-        hit = { at: t, key: await keys.findByHash(hash) };
+        hit = { at: t, key: await keys.findByHash(hashSecret(secret)), principal: undefined };
         if (cache.size >= max) cache.clear();
-        cache.set(hash, hit);
+        cache.set(secret, hit);
       }
-      const k = hit.key;
-      if (!k || k.revokeTime !== undefined || (k.expireTime !== undefined && k.expireTime <= t)) return undefined;
-      return toPrincipal(k);
+      return answer(hit, t);
     },
     invalidate() {
       cache.clear();

@@ -2,7 +2,7 @@
 // client's key as "authorization: Bearer"; gRPC and Connect callers send it the
 // same way. The principal goes into the call's context values.
 import type { Interceptor } from "@connectrpc/connect";
-import { FORMAT_HEADER, REQUEST_ID_HEADER, formatKey, principalKey, requestIdKey } from "../context.js";
+import { FORMAT_HEADER, REQUEST_ID_HEADER, formatKey, principalKey, requestIdKey, type Principal } from "../context.js";
 import { unauthenticated } from "../errors.js";
 import type { Authenticator } from "./authenticator.js";
 
@@ -13,15 +13,28 @@ export function bearerToken(header: string | null | undefined): string | undefin
 }
 
 export function authInterceptor(auth: Authenticator): Interceptor {
-  return (next) => async (req) => {
-    const token = bearerToken(req.header.get("authorization"));
-    const principal = token ? await auth.verify(token) : undefined;
-    if (!principal) throw unauthenticated(token ? "invalid API key" : "missing API key");
+  /** Puts the principal and the call's headers into its context values; a refusal is returned, not thrown. */
+  const admit = (req: Parameters<Parameters<Interceptor>[0]>[0], principal: Principal | undefined, token: string | undefined) => {
+    if (!principal) return unauthenticated(token ? "invalid API key" : "missing API key");
     req.contextValues.set(principalKey, principal);
     const format = req.header.get(FORMAT_HEADER);
     if (format) req.contextValues.set(formatKey, format);
     const rid = req.header.get(REQUEST_ID_HEADER);
     if (rid) req.contextValues.set(requestIdKey, rid);
-    return next(req);
+    return undefined;
+  };
+  return (next) => (req) => {
+    const token = bearerToken(req.header.get("authorization"));
+    // A key the cache knows is checked without an async step.
+    const known = token ? auth.cached?.(token) : null;
+    if (known !== undefined) {
+      const refused = admit(req, known ?? undefined, token);
+      return refused ? Promise.reject(refused) : next(req);
+    }
+    return auth.verify(token!).then((principal) => {
+      const refused = admit(req, principal, token);
+      if (refused) throw refused;
+      return next(req);
+    });
   };
 }

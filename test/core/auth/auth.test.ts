@@ -70,3 +70,29 @@ t.test("the authenticator rejects unknown, revoked and expired keys and caches b
   now += 10;
   t.equal(await auth.verify(generatedSecret!), undefined, "expired");
 });
+
+t.test("cached answers without storage only what verify has just looked up", async (t) => {
+  const s = openSqliteStorage(tempDir());
+  t.teardown(() => s.close());
+  let now = 1000;
+  const auth = authenticator(s.keys, { now: () => now, ttlMs: 100 });
+  const { generatedSecret } = await ensureKeys(s.keys, { now });
+  t.equal(auth.cached!(generatedSecret!), undefined, "not looked up yet: ask storage");
+  t.equal(auth.cached!(""), null, "an empty key is refused outright");
+  const p = await auth.verify(generatedSecret!);
+  t.same(auth.cached!(generatedSecret!), p, "a fresh entry answers at once");
+  t.equal(auth.cached!(generatedSecret!), auth.cached!(generatedSecret!), "the principal is made once per entry");
+  await auth.verify("sk-og-unknown");
+  t.equal(auth.cached!("sk-og-unknown"), null, "a refused key is remembered as refused");
+  now += 101;
+  t.equal(auth.cached!(generatedSecret!), undefined, "past the TTL: ask storage again");
+  await auth.verify(generatedSecret!);
+  auth.invalidate();
+  t.equal(auth.cached!(generatedSecret!), undefined, "invalidate forgets");
+  await auth.verify(generatedSecret!);
+  now += 50;
+  await s.keys.update(p!.keyId, { expireTime: now });
+  auth.invalidate();
+  await auth.verify(generatedSecret!);
+  t.equal(auth.cached!(generatedSecret!), null, "an expired key is refused from the cache");
+});
