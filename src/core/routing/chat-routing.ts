@@ -88,18 +88,24 @@ export function channelChatRouting(opts: ChannelRoutingOptions): ChatRouting {
   const byName = new Map(opts.channels.map((c) => [c.config.name, c.config]));
   const cooldown = cooldownTracker(up.cooldownAfterFailures, now);
   const toRoute = (c: UpstreamChatChannel, model: string): ChatRoute => ({ channel: c.config.name, provider: c.provider, upstreamModel: c.config.modelMap[model] ?? model });
+  const rankChannels = (matched: UpstreamChatChannel[], input: ChatInput | undefined): UpstreamChatChannel[] => {
+    const sticky = signatureIssuers(input);
+    const rank = (c: UpstreamChatChannel) => (cooldown.cooling(c.config.name) ? 2 : 0) + (sticky.size && !sticky.has(c.config.provider) ? 1 : 0);
+    const ranks = [...new Set(matched.map(rank))].sort((a, b) => a - b);
+    const ordered: UpstreamChatChannel[] = [];
+    for (const r of ranks) {
+      const inRank = matched.filter((c) => rank(c) === r);
+      const priorities = [...new Set(inRank.map((c) => c.config.priority))].sort((a, b) => b - a);
+      for (const p of priorities) ordered.push(...weightedOrder(inRank.filter((c) => c.config.priority === p), (c) => c.config.weight, rng));
+    }
+    return ordered;
+  };
   return {
     resolve(model, input) {
-      const matched = opts.channels.filter((c) => isEnabled(c) && channelServes(c.config, model));
-      const sticky = signatureIssuers(input);
-      const rank = (c: UpstreamChatChannel) => (cooldown.cooling(c.config.name) ? 2 : 0) + (sticky.size && !sticky.has(c.config.provider) ? 1 : 0);
-      const ranks = [...new Set(matched.map(rank))].sort((a, b) => a - b);
-      const ordered: UpstreamChatChannel[] = [];
-      for (const r of ranks) {
-        const inRank = matched.filter((c) => rank(c) === r);
-        const priorities = [...new Set(inRank.map((c) => c.config.priority))].sort((a, b) => b - a);
-        for (const p of priorities) ordered.push(...weightedOrder(inRank.filter((c) => c.config.priority === p), (c) => c.config.weight, rng));
-      }
+      const matched: UpstreamChatChannel[] = [];
+      for (const c of opts.channels) if (isEnabled(c) && channelServes(c.config, model)) matched.push(c);
+      // One candidate (the common case) needs no ranking.
+      const ordered = matched.length < 2 ? matched : rankChannels(matched, input);
       const routes = ordered.map((c) => toRoute(c, model));
       if (opts.local && opts.local.globs.some((g) => globMatch(g, model))) routes.push({ channel: "local", provider: opts.local.provider, upstreamModel: model });
       return routes;

@@ -93,7 +93,20 @@ function canceled(): ConnectError {
 /** Runs a unary call over the routes with retry and fallover. */
 export async function unaryWithFallback<T>(routing: ChatRouting, routes: ChatRoute[], signal: AbortSignal, run: (route: ChatRoute) => Promise<T>): Promise<T> {
   const it = attempts({ routing, routes, signal });
-  let step = await it.next(undefined);
+  let step: IteratorResult<ChatRoute, ConnectError | undefined>;
+  const first = routes[0];
+  if (first && routing.policy.maxAttempts >= 1) {
+    // The first attempt (the walker's first step, whatever the policy) runs
+    // without the walker; it is started only when there is a failure to decide on.
+    try {
+      const value = await run(first);
+      routing.report(first, true);
+      return value;
+    } catch (err) {
+      await it.next(undefined);
+      step = await it.next(asConnectError(err));
+    }
+  } else step = await it.next(undefined);
   while (!step.done) {
     const route = step.value;
     try {
