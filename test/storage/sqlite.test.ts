@@ -108,3 +108,30 @@ t.test("usage: records are batched, yet queries and close see every one", async 
   t.teardown(() => again.close());
   t.equal((await again.usage.query({ keyId: "kb" })).totals.requests, 301, "close flushed the last record");
 });
+
+t.test("usage: rows written in groups keep every field of every record", async (t) => {
+  const s = openSqliteStorage(tempDir());
+  t.teardown(() => s.close());
+  // 70 records: two groups of 32 and six single rows in one flush.
+  const recs = Array.from({ length: 70 }, (_, i) => ({
+    time: 1000 + i,
+    keyId: `k${i % 3}`,
+    format: i % 2 ? "messages" : "generate-content",
+    model: `m${i}`,
+    channel: `c${i}`,
+    inputTokens: i,
+    outputTokens: 2 * i,
+    images: i % 4,
+    seconds: i / 2,
+    credits: i / 8,
+    status: i % 5 ? "ok" : "error:14",
+    latencyMs: 3 * i,
+    requestId: `req_${i}`,
+  }));
+  for (const r of recs) await s.usage.record(r);
+  const got = await s.usage.query({ limit: 100 });
+  t.equal(got.rows.length, 70);
+  const byTime = new Map(got.rows.map((r) => [r.time, r]));
+  for (const r of recs) t.match(byTime.get(r.time), r, `record ${r.time}`);
+  t.equal(got.totals.inputTokens, (69 * 70) / 2);
+});

@@ -5,6 +5,7 @@ import { usageFromRow, type UsageRow } from "../rows.js";
 /** Records wait at most this long, or until this many are queued, before one transaction writes them. */
 const FLUSH_MS = 25;
 const FLUSH_AT = 256;
+const ROWS_PER_INSERT = 32;
 
 export interface BatchedUsageStore extends UsageStore {
   /** Writes every queued record now (before queries and on close). */
@@ -15,14 +16,29 @@ export interface BatchedUsageStore extends UsageStore {
 // of the CPU per proxied request. A crash loses at most FLUSH_MS of records;
 // budgets are not affected (they are charged in api_keys, synchronously).
 export function sqliteUsageStore(db: Database.Database): BatchedUsageStore {
-  const insert = db.prepare(
-    `INSERT INTO usage_records (time, key_id, format, model, channel, input_tokens, output_tokens, images, seconds, credits, status, latency_ms, request_id)
-     VALUES (@time, @keyId, @format, @model, @channel, @inputTokens, @outputTokens, @images, @seconds, @credits, @status, @latencyMs, @requestId)`,
-  );
+  const cols = "(time, key_id, format, model, channel, input_tokens, output_tokens, images, seconds, credits, status, latency_ms, request_id)";
+  const one = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  // Rows go in groups of ROWS_PER_INSERT per statement (positional
+  // parameters): one call into SQLite per group instead of one per row.
+  const insert = db.prepare(`INSERT INTO usage_records ${cols} VALUES ${one}`);
+  const insertGroup = db.prepare(`INSERT INTO usage_records ${cols} VALUES ${Array(ROWS_PER_INSERT).fill(one).join(", ")}`);
+  const push = (out: unknown[], r: UsageRecord) => {
+    out.push(r.time, r.keyId, r.format, r.model, r.channel, r.inputTokens, r.outputTokens, r.images, r.seconds, r.credits, r.status, r.latencyMs, r.requestId);
+  };
   let pending: UsageRecord[] = [];
   let timer: NodeJS.Timeout | undefined;
   const writeAll = db.transaction((rows: UsageRecord[]) => {
-    for (const r of rows) insert.run(r);
+    let i = 0;
+    for (; i + ROWS_PER_INSERT <= rows.length; i += ROWS_PER_INSERT) {
+      const values: unknown[] = [];
+      for (let j = i; j < i + ROWS_PER_INSERT; j++) push(values, rows[j]!);
+      insertGroup.run(values);
+    }
+    for (; i < rows.length; i++) {
+      const values: unknown[] = [];
+      push(values, rows[i]!);
+      insert.run(values);
+    }
   });
   const flush = () => {
     if (timer) clearTimeout(timer);
