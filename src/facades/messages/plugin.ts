@@ -43,18 +43,26 @@ function sendError(req: FastifyRequest, reply: FastifyReply, e: WireError, cause
   return reply.code(e.status).type("application/json").send(errorBody(e, req.id));
 }
 
-const requireKey = async (req: FastifyRequest, reply: FastifyReply) => {
-  if (!apiKeyOf(req.headers)) return sendError(req, reply, { status: 401, type: "authentication_error", message: "x-api-key header is required" });
-};
-const requireVersion = async (req: FastifyRequest, reply: FastifyReply) => {
-  if (!req.headers["anthropic-version"]) return sendError(req, reply, invalidRequest("anthropic-version: header is required"));
-};
-
-/** A body that is not JSON (fastify parses text/plain too) is refused before validation. */
-const requireJson = async (req: FastifyRequest, reply: FastifyReply) => {
-  const type = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/json" && !type.endsWith("+json")) return sendError(req, reply, invalidRequest("content-type must be application/json"));
-};
+/**
+ * The header checks every Messages call makes before its body is read: the
+ * key (401), anthropic-version and a JSON content type (400), in that order.
+ * One callback-style hook (an async hook costs a promise per request); a
+ * refusal sends the error and does not call done.
+ */
+function headerChecks(opts: { version: boolean; json: boolean }) {
+  return (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (!apiKeyOf(req.headers)) return void sendError(req, reply, { status: 401, type: "authentication_error", message: "x-api-key header is required" });
+    if (opts.version && !req.headers["anthropic-version"]) return void sendError(req, reply, invalidRequest("anthropic-version: header is required"));
+    if (opts.json) {
+      // A body that is not JSON (fastify parses text/plain too) is refused before it is parsed.
+      const type = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+      if (type !== "application/json" && !type.endsWith("+json")) return void sendError(req, reply, invalidRequest("content-type must be application/json"));
+    }
+    done();
+  };
+}
+const postChecks = headerChecks({ version: true, json: true });
+const keyCheck = headerChecks({ version: false, json: false });
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: WireError };
 
@@ -74,7 +82,7 @@ function messageRoutes(chat: Client<typeof ChatService>, transport: Transport) {
     scope.setErrorHandler((err, req, reply) => sendError(req, reply, toWireError(err), err));
     scope.setNotFoundHandler((req, reply) => sendError(req, reply, { status: 404, type: "not_found_error", message: `no route ${req.method} ${req.url.split("?")[0]}` }));
 
-    scope.post("/", { onRequest: [requireKey, requireVersion], preValidation: requireJson }, async (req, reply) => {
+    scope.post("/", { onRequest: postChecks }, async (req, reply) => {
       const parsed = parseBody(wire.messagesRequest, req.body);
       if (!parsed.ok) return sendError(req, reply, parsed.error);
       const body = parsed.value;
@@ -105,7 +113,7 @@ function messageRoutes(chat: Client<typeof ChatService>, transport: Transport) {
       }
     });
 
-    scope.post("/count_tokens", { onRequest: [requireKey, requireVersion], preValidation: requireJson }, async (req, reply) => {
+    scope.post("/count_tokens", { onRequest: postChecks }, async (req, reply) => {
       const parsed = parseBody(wire.countTokensRequest, req.body);
       if (!parsed.ok) return sendError(req, reply, parsed.error);
       let core: CoreRequest | undefined;
@@ -123,7 +131,7 @@ function messageRoutes(chat: Client<typeof ChatService>, transport: Transport) {
 function modelRoutes(models: Client<typeof ModelService>) {
   return async (scope: FastifyInstance) => {
     scope.setErrorHandler((err, req, reply) => sendError(req, reply, toWireError(err), err));
-    const anthropic = { constraints: { wire: "anthropic" }, onRequest: [requireKey] };
+    const anthropic = { constraints: { wire: "anthropic" }, onRequest: keyCheck };
 
     scope.get("/v1/models", anthropic, async (req, reply) => {
       const q = parseBody(wire.listModelsQuery, req.query ?? {});
