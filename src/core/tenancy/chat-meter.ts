@@ -68,6 +68,9 @@ export function chatMeterInterceptor(deps: { prices: PriceTable; budgets: Budget
     const estimate = priced
       ? chatCost(deps.prices, input.model, { inputTokens: countInput(input).total, outputTokens: input.config?.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT })
       : 0;
+    // Nothing to reserve and no token limit: nothing to settle either, so the
+    // call goes on without the metering around it.
+    if (!(estimate > 0) && !(p.limits.tokensPerMinute > 0)) return next(req);
     const hold = await deps.budgets.reserve(p.keyId, estimate);
     const finish = async (u: Usage | undefined, failed: boolean) => {
       if (failed && !u) await hold.refund();

@@ -1,6 +1,6 @@
 // The only Anthropic I/O: POST /v1/messages (whole or streamed) and
 // /v1/messages/count_tokens over the channel's keep-alive pool.
-import { postJson, readJson, type Upstream } from "../http/request.js";
+import { exchangeJson, postJson, readJson, type Upstream } from "../http/request.js";
 import { eventJson, sseEvents } from "../http/sse.js";
 import { protocolError } from "../http/errors.js";
 import { parseError } from "./errors.js";
@@ -29,8 +29,7 @@ export function anthropicHeaders(apiKey: string, extra: Record<string, string> =
 }
 
 export async function postMessages(up: Upstream, body: wire.MessagesRequest, call: Call): Promise<wire.MessageResponse> {
-  const res = await postJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError });
-  return (await readJson(up, res)) as wire.MessageResponse;
+  return (await exchangeJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError })) as wire.MessageResponse;
 }
 
 export async function* streamMessages(up: Upstream, body: wire.MessagesRequest, call: Call): AsyncGenerator<wire.StreamEvent> {
@@ -54,8 +53,7 @@ export async function* streamMessages(up: Upstream, body: wire.MessagesRequest, 
 }
 
 export async function countTokens(up: Upstream, body: wire.CountTokensRequest, call: Call): Promise<{ input_tokens?: number }> {
-  const res = await postJson(up, endpoint(up, "/messages/count_tokens"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError });
-  return (await readJson(up, res)) as { input_tokens?: number };
+  return (await exchangeJson(up, endpoint(up, "/messages/count_tokens"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError })) as { input_tokens?: number };
 }
 
 /** A whole message as the event sequence Anthropic would have streamed. */

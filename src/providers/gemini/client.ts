@@ -1,6 +1,6 @@
 // The only Gemini I/O: models/{model}:generateContent, :streamGenerateContent
 // (alt=sse) and :countTokens over the channel's keep-alive pool.
-import { postJson, readJson, type Upstream } from "../http/request.js";
+import { exchangeJson, postJson, readJson, type Upstream } from "../http/request.js";
 import { eventJson, sseEvents } from "../http/sse.js";
 import { protocolError } from "../http/errors.js";
 import { parseError } from "./errors.js";
@@ -23,8 +23,7 @@ export function modelPath(up: Upstream, model: string, method: string): string {
 }
 
 export async function generateContent(up: Upstream, model: string, body: wire.GenerateContentRequest, call: Call): Promise<wire.GenerateContentResponse> {
-  const res = await postJson(up, modelPath(up, model, "generateContent"), body, { signal: call.signal, requestId: call.requestId, parseError });
-  return (await readJson(up, res)) as wire.GenerateContentResponse;
+  return (await exchangeJson(up, modelPath(up, model, "generateContent"), body, { signal: call.signal, requestId: call.requestId, parseError })) as wire.GenerateContentResponse;
 }
 
 /** Stream chunks, each a whole GenerateContentResponse. */
@@ -49,6 +48,5 @@ export async function* streamGenerateContent(up: Upstream, model: string, body: 
 }
 
 export async function countTokens(up: Upstream, model: string, body: { generateContentRequest: wire.GenerateContentRequest & { model: string } }, call: Call): Promise<wire.CountTokensResponse> {
-  const res = await postJson(up, modelPath(up, model, "countTokens"), body, { signal: call.signal, requestId: call.requestId, parseError });
-  return (await readJson(up, res)) as wire.CountTokensResponse;
+  return (await exchangeJson(up, modelPath(up, model, "countTokens"), body, { signal: call.signal, requestId: call.requestId, parseError })) as wire.CountTokensResponse;
 }

@@ -2,14 +2,14 @@
 // paths, error mapping, pools and the log.
 import t from "tap";
 import { Readable } from "node:stream";
-import { Code } from "@connectrpc/connect";
+import { Code, type ConnectError } from "@connectrpc/connect";
 import { sseEvents } from "../../../src/providers/http/sse.js";
 import { retryAfterMs, transportError, upstreamHttpError } from "../../../src/providers/http/errors.js";
-import { postJson, upstreamPath, readJson } from "../../../src/providers/http/request.js";
+import { exchangeJson, postJson, upstreamPath, readJson } from "../../../src/providers/http/request.js";
 import { upstreamPools } from "../../../src/providers/http/pools.js";
 import { jsonLogger } from "../../../src/providers/http/log.js";
 import { errorDetail } from "../../../src/core/errors.js";
-import { startFakeUpstream } from "../../fixtures/fake-upstream.js";
+import { startFakeUpstream, type Reply } from "../../fixtures/fake-upstream.js";
 import { testUpstream } from "../../fixtures/upstream.js";
 
 async function events(chunks: (string | Buffer)[]) {
@@ -128,4 +128,83 @@ t.test("the JSON logger honours its level", async (t) => {
   const silent: string[] = [];
   jsonLogger("silent", (l) => silent.push(l)).warn({}, "x");
   t.equal(silent.length, 0);
+});
+
+t.test("exchangeJson: whole answers, error statuses, limits, timeouts, aborts and broken bodies", async (t) => {
+  const big = "x".repeat(70 * 1024);
+  const fake = await startFakeUpstream((req): Reply => {
+    switch (req.path) {
+      case "/v1/ok":
+        return { json: { ok: true, got: req.body } };
+      case "/v1/chunked":
+        return { chunks: ['{"a":', '"b"}'], headers: { "content-type": "application/json" } };
+      case "/v1/string":
+        return { json: "just a string" };
+      case "/v1/notjson":
+        return { text: "<html>" };
+      case "/v1/429":
+        return { status: 429, headers: { "retry-after": "7" }, json: { error: { type: "rate_limit_error" } } };
+      case "/v1/bigerror":
+        return { status: 500, text: big };
+      case "/v1/slow":
+        // undici's header timer ticks every ~500 ms: well past the 200 ms allowed.
+        return { delayMs: 1500, json: {} };
+      case "/v1/hang":
+        return { hang: true };
+      case "/v1/broken":
+        return { chunks: ['{"a":', '"b', '"}'], chunkDelayMs: 20, breakAfter: 1 };
+      default:
+        return { status: 404, json: {} };
+    }
+  });
+  t.teardown(() => fake.close());
+  const up = testUpstream("openai", `${fake.url}/v1`, { headers: { authorization: "Bearer k" }, firstByteMs: 200, chunkGapMs: 200 });
+  t.teardown(() => up.pools.close());
+  const seen: unknown[] = [];
+  const call = (path: string, signal = new AbortController().signal) =>
+    exchangeJson(up, path, { q: 1 }, { signal, requestId: "r", headers: { "x-call": "1" }, parseError: (status, body) => (seen.push([status, body]), status === 429 ? { vendorType: "rate_limit_error" } : {}) });
+  const fail = (p: Promise<unknown>): Promise<ConnectError> =>
+    p.then(
+      () => {
+        throw new Error("should have failed");
+      },
+      (e: unknown) => e as ConnectError,
+    );
+
+  t.same(await call("/ok"), { ok: true, got: { q: 1 } });
+  const rec = fake.requests.at(-1)!;
+  t.equal(rec.headers.authorization, "Bearer k");
+  t.equal(rec.headers["x-call"], "1");
+  t.equal(rec.headers["content-type"], "application/json");
+  t.same(await call("/chunked"), { a: "b" }, "a body in several chunks");
+
+  for (const p of ["/string", "/notjson"]) {
+    const e = await fail(call(p));
+    t.equal(errorDetail(e)?.reason, "upstream_protocol_error", `${p}: not a JSON object`);
+  }
+  const limited = await fail(call("/429"));
+  t.equal(limited.code, Code.ResourceExhausted);
+  t.equal(errorDetail(limited)?.retryAfter?.seconds, 7n, "retry-after from the headers");
+  t.same(seen.at(-1), [429, { error: { type: "rate_limit_error" } }], "the vendor parser saw the error body");
+  const bigErr = await fail(call("/bigerror"));
+  t.equal(bigErr.code, Code.Internal, "an error body over its limit still maps by status");
+  t.same(seen.at(-1), [500, undefined], "and the parser gets no body");
+  t.equal((await fail(call("/slow"))).code, Code.DeadlineExceeded, "first byte too late");
+  t.equal(errorDetail(await fail(call("/hang")))?.metadata.phase, "chunk_gap", "headers, then nothing");
+  t.equal(errorDetail(await fail(call("/broken")))?.reason, "upstream_stream_truncated", "the connection broke mid-body");
+  t.equal(errorDetail(await fail(call("/missing")))?.reason, "upstream_model_not_found");
+
+  const before = new AbortController();
+  before.abort();
+  t.equal((await fail(call("/ok", before.signal))).code, Code.Canceled, "aborted before it started");
+  const during = new AbortController();
+  const pending = call("/slow", during.signal);
+  setTimeout(() => during.abort(), 50);
+  t.equal((await fail(pending)).code, Code.Canceled, "aborted while waiting");
+  await fake.nextAbort().catch(() => undefined);
+
+  const down = testUpstream("openai", "http://127.0.0.1:9/v1", { channel: "down2" });
+  t.teardown(() => down.pools.close());
+  const err = await fail(exchangeJson(down, "/x", {}, { signal: new AbortController().signal, requestId: "r", parseError: () => ({}) }));
+  t.equal(errorDetail(err)?.reason, "upstream_unavailable");
 });

@@ -1,7 +1,7 @@
 // The only OpenAI chat I/O: POST {base}/chat/completions, whole or streamed,
 // over the channel's keep-alive pool. (The images provider has its own client
 // in ../client.ts; both stay small rather than share a lowest common shape.)
-import { postJson, readJson, type Upstream } from "../../http/request.js";
+import { exchangeJson, postJson, readJson, type Upstream } from "../../http/request.js";
 import { eventJson, sseEvents } from "../../http/sse.js";
 import { protocolError } from "../../http/errors.js";
 import { parseError } from "./errors.js";
@@ -27,8 +27,7 @@ export function isOfficialOpenAI(up: Upstream): boolean {
 }
 
 export async function postChat(up: Upstream, body: wire.ChatRequest, call: Call): Promise<wire.ChatResponse> {
-  const res = await postJson(up, endpoint(up), body, { signal: call.signal, requestId: call.requestId, parseError });
-  return (await readJson(up, res)) as wire.ChatResponse;
+  return (await exchangeJson(up, endpoint(up), body, { signal: call.signal, requestId: call.requestId, parseError })) as wire.ChatResponse;
 }
 
 export type StreamItem = { kind: "chunk"; chunk: wire.ChatResponse } | { kind: "done" } | { kind: "whole"; response: wire.ChatResponse };
