@@ -184,7 +184,9 @@ async function main() {
     const startGateway = async (name) => {
       const http = await freePort();
       const grpc = await freePort();
-      const gwArgs = PROF_DIR && cmd === "node" ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`, ...args] : args;
+      // BENCH_NODE_FLAGS: node/V8 flags for the gateway (e.g. the small-memory profile in docs/deploy.md).
+      const nodeFlags = cmd === "node" ? (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean) : [];
+      const gwArgs = [...nodeFlags, ...(PROF_DIR && cmd === "node" ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`] : []), ...args];
       const g = start("omnigate", 1, cmd === "node" ? process.execPath : cmd, gwArgs, {
         OMNIGATE_PORT: String(http),
         OMNIGATE_GRPC_PORT: String(grpc),
@@ -247,7 +249,7 @@ async function main() {
         soak = { error: String(err.message ?? err).slice(0, 200) };
       }
     }
-    report({ rows, soak, peak, meta: { duration: DURATION, connections: CONNECTIONS, pinned: hasTaskset, node: process.version, date: new Date().toISOString() } });
+    report({ rows, soak, peak, meta: { duration: DURATION, connections: CONNECTIONS, pinned: hasTaskset, node: process.version, nodeFlags: process.env.BENCH_NODE_FLAGS ?? "", date: new Date().toISOString() } });
   } finally {
     stopAll();
     clearTimeout(guard);
@@ -261,7 +263,7 @@ function report(data) {
   const lines = [];
   lines.push(`# omnigate benchmark, ${data.meta.date}`);
   lines.push("");
-  lines.push(`Node ${data.meta.node}; ${data.meta.connections} connections; ${data.meta.duration} s per measurement after a warm-up; ${data.meta.pinned ? "load generator and upstream on cpu0, system under test on cpu1" : "no CPU pinning (taskset missing)"}.`);
+  lines.push(`Node ${data.meta.node}${data.meta.nodeFlags ? ` (gateway flags: ${data.meta.nodeFlags})` : ""}; ${data.meta.connections} connections; ${data.meta.duration} s per measurement after a warm-up; ${data.meta.pinned ? "load generator and upstream on cpu0, system under test on cpu1" : "no CPU pinning (taskset missing)"}.`);
   lines.push("");
   lines.push("| scenario | target | req/s | p50 ms | p99 ms | CPU µs/req | ÷ proxy req/s | ÷ proxy CPU | errors |");
   lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|");
