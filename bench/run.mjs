@@ -14,6 +14,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SOAK = Number(process.env.BENCH_SOAK_REQUESTS ?? 150_000);
+/** Share of omnigate's saturated rate at which proxy and omnigate are both driven to compare latency at equal load (0: skip). */
+const EQUAL_LOAD = Number(process.env.BENCH_EQUAL_LOAD ?? 0.5);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 /** BENCH_SAVE=0: print the table only (for iterating); BENCH_PROF_DIR: the gateway writes a --cpu-prof there (bench/profile.mjs reads it). */
 const SAVE = process.env.BENCH_SAVE !== "0";
@@ -72,8 +74,9 @@ function memKb(pid, field) {
   return m ? Number(m[1]) : 0;
 }
 
-function autocannon(url, req, { duration, amount }) {
+function autocannon(url, req, { duration, amount, rate }) {
   const args = [path.join(ROOT, "node_modules/autocannon/autocannon.js"), "--json", "-c", String(CONNECTIONS), "-m", req.method ?? "POST"];
+  if (rate) args.push("-R", String(rate));
   if (amount) args.push("-a", String(amount));
   else args.push("-d", String(duration));
   for (const [k, v] of Object.entries(req.headers ?? {})) args.push("-H", `${k}=${v}`);
@@ -101,6 +104,12 @@ async function probe(url, req, expect) {
   const res = await fetch(url, { method: req.method ?? "POST", headers: req.headers, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
   const text = await res.text();
   if (res.status !== 200 || !expect.test(text)) throw new Error(`HTTP ${res.status}: ${text.slice(0, 300)}`);
+}
+
+/** Latency at a fixed offered rate (the same for every target), 32 connections: what a gateway adds when it is not saturated. */
+function atRate(target, url, req, rate) {
+  const r = autocannon(url, req, { duration: DURATION, rate });
+  return { target, rate, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + (r.non2xx ?? 0) };
 }
 
 async function measure(target, url, req, expect) {
@@ -214,7 +223,12 @@ async function main() {
       const direct = await measure(targets.direct, up + s.up.path, s.up, s.expect);
       const proxied = await measure(targets.proxy, targets.proxy.base + s.up.path, s.up, s.expect);
       const og = await measure(targets.omnigate, targets.omnigate.base + s.og.path, s.og, s.expect);
-      rows.push({ scenario: label, results: [direct, proxied, og], baseline: proxied });
+      let equal;
+      if (EQUAL_LOAD > 0 && !og.error && !proxied.error && og.rps > 0) {
+        const rate = Math.max(20, Math.floor((og.rps * EQUAL_LOAD) / 10) * 10);
+        equal = { rate, proxy: atRate(targets.proxy, targets.proxy.base + s.up.path, s.up, rate), omnigate: atRate(targets.omnigate, targets.omnigate.base + s.og.path, s.og, rate) };
+      }
+      rows.push({ scenario: label, results: [direct, proxied, og], baseline: proxied, equal });
       process.stderr.write(`done: ${label}\n`);
     }
     const local = [
@@ -277,6 +291,18 @@ function report(data) {
       const ratio = b ? fmt(r.rps / b.rps, 2) : "-";
       const cpuRatio = b && r.cpuUsPerReq && b.cpuUsPerReq ? fmt(r.cpuUsPerReq / b.cpuUsPerReq, 2) : "-";
       lines.push(`| ${row.scenario} | ${r.target.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUsPerReq)} | ${ratio} | ${cpuRatio} | ${r.errors} |`);
+    }
+  }
+  const equal = data.rows.filter((r) => r.equal);
+  if (equal.length) {
+    lines.push("");
+    lines.push(`Latency at equal load: bare proxy and omnigate each driven at the same fixed rate (${Math.round(EQUAL_LOAD * 100)}% of omnigate's rate above), ${data.meta.connections} connections.`);
+    lines.push("");
+    lines.push("| scenario | rate req/s | proxy p50 / p99 ms | omnigate p50 / p99 ms | added p99 ms | errors |");
+    lines.push("|---|---:|---:|---:|---:|---:|");
+    for (const row of equal) {
+      const { rate, proxy: p, omnigate: o } = row.equal;
+      lines.push(`| ${row.scenario} | ${rate} | ${fmt(p.p50, 1)} / ${fmt(p.p99, 1)} | ${fmt(o.p50, 1)} / ${fmt(o.p99, 1)} | ${fmt(o.p99 - p.p99, 1)} | ${p.errors + o.errors} |`);
     }
   }
   lines.push("");
