@@ -7,13 +7,14 @@ import type { CallOptions, Transport } from "@connectrpc/connect";
 import { FORMAT_HEADER, REQUEST_ID_HEADER } from "../../core/context.js";
 
 /** Aborts when the client disconnects before the response is complete. */
-export function clientGone(req: FastifyRequest, reply: FastifyReply): AbortSignal {
+export function clientGone(_req: FastifyRequest, reply: FastifyReply): AbortSignal {
   const ac = new AbortController();
   const onClose = () => {
     if (!reply.raw.writableFinished) ac.abort(new Error("client disconnected"));
   };
+  // The response's 'close' comes when it finished or when the connection went
+  // away before that (the request's 'aborted' event says no more than this).
   reply.raw.once("close", onClose);
-  req.raw.once("aborted", onClose);
   return ac.signal;
 }
 

@@ -48,3 +48,26 @@ t.test("a client that disconnects mid-stream frees its slot and is recorded as c
   const next = await c.messages.stream({ model: "gateway-chat", max_tokens: 100, messages: [{ role: "user", content: "again" }] }).finalMessage();
   t.equal(next.type, "message", "the key's one concurrency slot is free again");
 });
+
+t.test("a client that gives up on a non-streaming call aborts the upstream request", async (t) => {
+  const up = await startFakeUpstream(() => ({ json: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [{ type: "text", text: "late" }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } }, delayMs: 3000 }));
+  const server = await startServer({
+    config: {
+      channels: [{ name: "only", provider: "anthropic", baseUrl: up.url, apiKey: "k", models: ["gateway-chat"], modelMap: {}, priority: 0, weight: 1, enabled: true }],
+    },
+  });
+  t.teardown(async () => {
+    await server.close();
+    await up.close();
+  });
+  const c = new Anthropic({ baseURL: server.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 });
+  const aborted = up.nextAbort();
+  const ac = new AbortController();
+  const call = c.messages.create({ model: "gateway-chat", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, { signal: ac.signal });
+  setTimeout(() => ac.abort(), 200);
+  await t.rejects(call);
+  const started = Date.now();
+  await aborted;
+  t.ok(Date.now() - started < 2500, "the upstream request was aborted before the upstream answered");
+  t.equal(up.aborted, 1);
+});
