@@ -1,7 +1,7 @@
 // generate-content request -> neutral ChatInput. Pure: no I/O, no clock.
 // Shape was checked by ./wire.ts; this checks meaning, and every error names
 // the wire field (contents[0].parts[1].fileData, generationConfig.responseSchema).
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   ChatInputSchema,
   GenerationConfigSchema,
@@ -133,26 +133,28 @@ export function toCoreConfig(gc: wire.GenerationConfig | undefined, field = "gen
         ...(tc.thinkingLevel && tc.thinkingLevel !== "THINKING_LEVEL_UNSPECIFIED" ? { effort: tc.thinkingLevel.toLowerCase() } : {}),
       })
     : undefined;
-  return create(GenerationConfigSchema, {
-    ...(gc.maxOutputTokens !== undefined ? { maxOutputTokens: gc.maxOutputTokens } : {}),
-    ...(gc.temperature !== undefined ? { temperature: gc.temperature } : {}),
-    ...(gc.topP !== undefined ? { topP: gc.topP } : {}),
-    ...(gc.topK !== undefined ? { topK: gc.topK } : {}),
+  // Set field by field (no spread of a fresh object per optional field: this runs on every request).
+  const init: MessageInitShape<typeof GenerationConfigSchema> = {
     stopSequences: gc.stopSequences ?? [],
-    ...(gc.seed !== undefined ? { seed: BigInt(gc.seed) } : {}),
-    ...(gc.presencePenalty !== undefined ? { presencePenalty: gc.presencePenalty } : {}),
-    ...(gc.frequencyPenalty !== undefined ? { frequencyPenalty: gc.frequencyPenalty } : {}),
-    ...(gc.candidateCount !== undefined ? { candidateCount: gc.candidateCount } : {}),
     responseMimeType: mime,
-    ...(schema ? { responseSchema: schema } : {}),
     responseModalities: (gc.responseModalities ?? []).map((m) => MODALITIES[m]!),
     responseLogprobs: gc.responseLogprobs ?? false,
-    ...(gc.logprobs !== undefined ? { logprobs: gc.logprobs } : {}),
-    ...(thinking ? { thinking } : {}),
     mediaResolution: MEDIA_RES[gc.mediaResolution ?? "MEDIA_RESOLUTION_UNSPECIFIED"],
-    ...(gc.speechConfig ? { speechConfig: gc.speechConfig as JsonObject } : {}),
     enableEnhancedCivicAnswers: gc.enableEnhancedCivicAnswers ?? false,
-  });
+  };
+  if (gc.maxOutputTokens !== undefined) init.maxOutputTokens = gc.maxOutputTokens;
+  if (gc.temperature !== undefined) init.temperature = gc.temperature;
+  if (gc.topP !== undefined) init.topP = gc.topP;
+  if (gc.topK !== undefined) init.topK = gc.topK;
+  if (gc.seed !== undefined) init.seed = BigInt(gc.seed);
+  if (gc.presencePenalty !== undefined) init.presencePenalty = gc.presencePenalty;
+  if (gc.frequencyPenalty !== undefined) init.frequencyPenalty = gc.frequencyPenalty;
+  if (gc.candidateCount !== undefined) init.candidateCount = gc.candidateCount;
+  if (schema) init.responseSchema = schema;
+  if (gc.logprobs !== undefined) init.logprobs = gc.logprobs;
+  if (thinking) init.thinking = thinking;
+  if (gc.speechConfig) init.speechConfig = gc.speechConfig as JsonObject;
+  return create(GenerationConfigSchema, init);
 }
 
 const enumName = (wireName: string, prefix: string) => (wireName.startsWith(prefix) ? wireName.slice(prefix.length) : wireName);
