@@ -283,6 +283,8 @@ async function main() {
     clearTimeout(guard);
     // Wait (a little) for the servers to exit, then drop their data dirs.
     await Promise.race([Promise.all(procs.map((p) => (p.proc.exitCode !== null || p.proc.signalCode !== null ? undefined : new Promise((r) => p.proc.once("exit", r))))), new Promise((r) => setTimeout(r, 15_000))]);
+    // BENCH_GATEWAY_LOG: where to keep the gateways' output (e.g. with BENCH_NODE_FLAGS=--trace-gc).
+    if (process.env.BENCH_GATEWAY_LOG) writeFileSync(process.env.BENCH_GATEWAY_LOG, procs.filter((p) => p.name === "omnigate").map((p) => p.log()).join("\n"));
     rmSync(dir, { recursive: true, force: true });
   }
 }
