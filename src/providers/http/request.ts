@@ -44,6 +44,15 @@ export interface VendorErrorInfo {
 
 export type VendorErrorParser = (status: number, body: unknown) => VendorErrorInfo;
 
+/** How a JSON POST is made: the caller's signal and request id, an optional query and headers, and the vendor's error parser. */
+export interface PostOptions {
+  signal: AbortSignal;
+  requestId: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  parseError: VendorErrorParser;
+}
+
 const MAX_ERROR_BODY = 64 * 1024;
 const MAX_JSON_BODY = 64 * 1024 * 1024;
 
@@ -137,7 +146,7 @@ export async function postJson(
   up: Upstream,
   path: string,
   payload: unknown,
-  opts: { signal: AbortSignal; requestId: string; query?: Record<string, string>; headers?: Record<string, string>; parseError: VendorErrorParser },
+  opts: PostOptions,
 ): Promise<UpstreamResponse> {
   const started = Date.now();
   let res;
@@ -164,19 +173,34 @@ export async function postJson(
   } catch {
     discard(res.body);
   }
-  const info = opts.parseError(res.statusCode, safeJson(text));
+  throw answeredError(up, path, opts, { status: res.statusCode, headers: res.headers, text }, started);
+}
+
+/** The ConnectError for an upstream's error status (logged with its body; the vendor's parser reads it). */
+function answeredError(up: Upstream, path: string, opts: PostOptions, a: WholeAnswer, started: number): ConnectError {
+  const info = opts.parseError(a.status, safeJson(a.text));
   up.log.warn(
-    { channel: up.channel, upstream: up.vendor, requestId: opts.requestId, path, status: res.statusCode, vendorType: info.vendorType, body: text.slice(0, 4096), ms: Date.now() - started },
+    { channel: up.channel, upstream: up.vendor, requestId: opts.requestId, path, status: a.status, vendorType: info.vendorType, body: a.text.slice(0, 4096), ms: Date.now() - started },
     "upstream answered with an error",
   );
-  if (info.error) throw info.error;
-  throw upstreamHttpError({
-    status: res.statusCode,
+  if (info.error) return info.error;
+  return upstreamHttpError({
+    status: a.status,
     vendor: up.vendor,
-    body: text,
+    body: a.text,
     ...(info.vendorType ? { vendorType: info.vendorType } : {}),
-    retryAfterMs: info.retryAfterMs ?? retryAfterMs(res.headers),
+    retryAfterMs: info.retryAfterMs ?? retryAfterMs(a.headers),
   });
+}
+
+/** A 2xx body as a JSON object; anything else is a protocol error. */
+function jsonObject(up: Upstream, text: string): unknown {
+  const v = safeJson(text);
+  if (v === undefined || v === null || typeof v !== "object") {
+    up.log.warn({ channel: up.channel, upstream: up.vendor, body: text.slice(0, 4096) }, "upstream sent a body that is not a JSON object");
+    throw protocolError(up.vendor, "response is not a JSON object");
+  }
+  return v;
 }
 
 /** Reads a whole JSON response body; malformed JSON is a protocol error. */
@@ -187,12 +211,7 @@ export async function readJson(up: Upstream, res: UpstreamResponse): Promise<unk
   } catch (err) {
     throw transportError(err, up.vendor, "body");
   }
-  const v = safeJson(text);
-  if (v === undefined || v === null || typeof v !== "object") {
-    up.log.warn({ channel: up.channel, upstream: up.vendor, body: text.slice(0, 4096) }, "upstream sent a body that is not a JSON object");
-    throw protocolError(up.vendor, "response is not a JSON object");
-  }
-  return v;
+  return jsonObject(up, text);
 }
 
 /** What a whole exchange collected: the status, the headers and the body text. */
@@ -272,7 +291,7 @@ export async function exchangeJson(
   up: Upstream,
   path: string,
   payload: unknown,
-  opts: { signal: AbortSignal; requestId: string; query?: Record<string, string>; headers?: Record<string, string>; parseError: VendorErrorParser },
+  opts: PostOptions,
 ): Promise<unknown> {
   const started = Date.now();
   let answer: WholeAnswer;
@@ -295,26 +314,6 @@ export async function exchangeJson(
     if (phase === "connect") up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: opts.requestId, path, err, ms: Date.now() - started }, "upstream request failed");
     throw e;
   }
-  const { status, headers, text } = answer;
-  if (status >= 200 && status < 300) {
-    const v = safeJson(text);
-    if (v === undefined || v === null || typeof v !== "object") {
-      up.log.warn({ channel: up.channel, upstream: up.vendor, body: text.slice(0, 4096) }, "upstream sent a body that is not a JSON object");
-      throw protocolError(up.vendor, "response is not a JSON object");
-    }
-    return v;
-  }
-  const info = opts.parseError(status, safeJson(text));
-  up.log.warn(
-    { channel: up.channel, upstream: up.vendor, requestId: opts.requestId, path, status, vendorType: info.vendorType, body: text.slice(0, 4096), ms: Date.now() - started },
-    "upstream answered with an error",
-  );
-  if (info.error) throw info.error;
-  throw upstreamHttpError({
-    status,
-    vendor: up.vendor,
-    body: text,
-    ...(info.vendorType ? { vendorType: info.vendorType } : {}),
-    retryAfterMs: info.retryAfterMs ?? retryAfterMs(headers),
-  });
+  if (answer.status >= 200 && answer.status < 300) return jsonObject(up, answer.text);
+  throw answeredError(up, path, opts, answer, started);
 }

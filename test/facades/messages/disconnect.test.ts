@@ -9,13 +9,14 @@ import { AdminService } from "../../../gen/omnigate/admin/v1/admin_pb.js";
 import { ADMIN_KEY, startServer } from "../../helpers/app.js";
 import { sseChunks, startFakeUpstream } from "../../fixtures/fake-upstream.js";
 
+/** One Anthropic channel serving "gateway-chat" from the fake upstream. */
+const onlyChannel = (baseUrl: string) => ({ name: "only", provider: "anthropic" as const, baseUrl, apiKey: "k", models: ["gateway-chat"], modelMap: {}, priority: 0, weight: 1, enabled: true });
+
 t.test("a client that disconnects mid-stream frees its slot and is recorded as canceled", async (t) => {
   let slow = true;
   const up = await startFakeUpstream(() => ({ chunks: sseChunks("anthropic/stream-tool-use.sse"), chunkDelayMs: slow ? 300 : 0 }));
   const server = await startServer({
-    config: {
-      channels: [{ name: "only", provider: "anthropic", baseUrl: up.url, apiKey: "k", models: ["gateway-chat"], modelMap: {}, priority: 0, weight: 1, enabled: true }],
-    },
+    config: { channels: [onlyChannel(up.url)] },
   });
   t.teardown(async () => {
     await server.close();
@@ -52,9 +53,7 @@ t.test("a client that disconnects mid-stream frees its slot and is recorded as c
 t.test("a client that gives up on a non-streaming call aborts the upstream request", async (t) => {
   const up = await startFakeUpstream(() => ({ json: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [{ type: "text", text: "late" }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } }, delayMs: 3000 }));
   const server = await startServer({
-    config: {
-      channels: [{ name: "only", provider: "anthropic", baseUrl: up.url, apiKey: "k", models: ["gateway-chat"], modelMap: {}, priority: 0, weight: 1, enabled: true }],
-    },
+    config: { channels: [onlyChannel(up.url)] },
   });
   t.teardown(async () => {
     await server.close();
