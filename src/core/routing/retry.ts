@@ -92,21 +92,22 @@ function canceled(): ConnectError {
 
 /** Runs a unary call over the routes with retry and fallover. */
 export async function unaryWithFallback<T>(routing: ChatRouting, routes: ChatRoute[], signal: AbortSignal, run: (route: ChatRoute) => Promise<T>): Promise<T> {
-  const it = attempts({ routing, routes, signal });
-  let step: IteratorResult<ChatRoute, ConnectError | undefined>;
+  // The first attempt (the walker's first step, whatever the policy) runs
+  // without the walker; the walker is made only when there is a failure to decide on.
   const first = routes[0];
+  let failed: ConnectError | undefined;
   if (first && routing.policy.maxAttempts >= 1) {
-    // The first attempt (the walker's first step, whatever the policy) runs
-    // without the walker; it is started only when there is a failure to decide on.
     try {
       const value = await run(first);
       routing.report(first, true);
       return value;
     } catch (err) {
-      await it.next(undefined);
-      step = await it.next(asConnectError(err));
+      failed = asConnectError(err);
     }
-  } else step = await it.next(undefined);
+  }
+  const it = attempts({ routing, routes, signal });
+  let step = await it.next(undefined);
+  if (failed) step = await it.next(failed);
   while (!step.done) {
     const route = step.value;
     try {
