@@ -222,6 +222,19 @@ const invokeStream: AnyFn = async (req) => {
   return { stream: true, service: req.service, method: req.method, header: c.out.header, trailer: c.out.trailer, message: out } as StreamResponse;
 };
 
+/** What a unary and a streaming request carry alike: method, URL, signal, headers and fresh context values. */
+function requestFields(method: DescMethod, target: Target, signal: AbortSignal, header: HeaderInit | undefined, timeoutMs: number | undefined) {
+  return {
+    service: method.parent,
+    method,
+    requestMethod: "POST",
+    url: target.url,
+    signal,
+    header: requestHeaders(header),
+    contextValues: createContextValues().set(callKey, newCall(target, timeoutMs)),
+  };
+}
+
 export interface DirectTransportOptions {
   /** The server-side interceptors, outermost first. */
   interceptors: Interceptor[];
@@ -252,17 +265,7 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
       const target = targetFor(method);
       const { signal, cleanup } = callSignal(callerSignal, timeoutMs);
       try {
-        const res = await unary({
-          stream: false,
-          service: method.parent,
-          method,
-          requestMethod: "POST",
-          url: target.url,
-          signal,
-          header: requestHeaders(header),
-          contextValues: createContextValues().set(callKey, newCall(target, timeoutMs)),
-          message: create(method.input, input),
-        } as UnaryRequest);
+        const res = await unary({ stream: false, ...requestFields(method, target, signal, header, timeoutMs), message: create(method.input, input) } as UnaryRequest);
         return res as UnaryResponse<I, O>;
       } catch (err) {
         throw toCallerError(err, signal);
@@ -282,17 +285,7 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
       const { signal, cleanup } = callSignal(callerSignal, timeoutMs);
       let res: StreamResponse;
       try {
-        res = (await stream({
-          stream: true,
-          service: method.parent,
-          method,
-          requestMethod: "POST",
-          url: target.url,
-          signal,
-          header: requestHeaders(header),
-          contextValues: createContextValues().set(callKey, newCall(target, timeoutMs)),
-          message: normalized(method.input, input),
-        } as StreamRequest)) as StreamResponse;
+        res = (await stream({ stream: true, ...requestFields(method, target, signal, header, timeoutMs), message: normalized(method.input, input) } as StreamRequest)) as StreamResponse;
       } catch (err) {
         cleanup();
         throw toCallerError(err, signal);
