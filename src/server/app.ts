@@ -1,7 +1,6 @@
 // buildApp(deps) -> a FastifyInstance with every HTTP surface, not listening:
 // the wire-format facades, Connect and gRPC-Web for the core services, tRPC,
 // health, readiness and metrics.
-import { randomUUID } from "node:crypto";
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
@@ -9,6 +8,7 @@ import { appRouter, type AppRouter } from "../trpc/router.js";
 import { trpcContextFactory } from "../trpc/context.js";
 import { consoleRoute } from "./console.js";
 import type { AppDeps } from "./deps.js";
+import { randomHex } from "../core/ids.js";
 import { facades } from "./facades.js";
 import { lazyChildLogger } from "./request-logger.js";
 import { filesRoute } from "./files-route.js";
@@ -20,8 +20,7 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 export function requestId(req: { headers: Record<string, string | string[] | undefined> }): string {
   const given = req.headers["request-id"] ?? req.headers["x-request-id"];
   if (typeof given === "string" && SAFE_ID.test(given)) return given;
-  // 24 hex digits from a UUID (random and cheap: the UUID generator pools its entropy).
-  return "req_" + randomUUID().replace(/-/g, "").slice(0, 24);
+  return "req_" + randomHex(12);
 }
 
 /** Hides credentials that clients put in query strings (?key=...). */

@@ -3,13 +3,13 @@
 // header). It authenticates by presence only (the core checks the key),
 // validates with zod, translates to the neutral model and back, and renders
 // every error, its own and fastify's, as an Anthropic error body.
-import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { createClient, type Client, type Transport } from "@connectrpc/connect";
 import type { z } from "zod";
 import { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
 import { bearerToken } from "../../core/auth/interceptor.js";
+import { randomHex } from "../../core/ids.js";
 import type { FacadeOptions } from "../../server/facades.js";
 import { coreCallOptions, streamCall, unaryCall } from "../shared/call.js";
 import { errorBody, invalidRequest, toWireError, type WireError } from "./errors.js";
@@ -90,7 +90,7 @@ function messageRoutes(chat: Client<typeof ChatService>, transport: Transport) {
       try {
         core = toCoreChatInput(body, { betas: betasOf(req.headers), requestId: req.id });
         const call = coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!);
-        const fallbackId = "msg_" + randomUUID().replace(/-/g, "").slice(0, 24);
+        const fallbackId = "msg_" + randomHex(12);
         if (!body.stream) {
           const resp = await unaryCall(transport, ChatService.method.generate, { input: core.input }, call);
           return reply.type("application/json").send(fromCoreMessage(resp, { id: fallbackId, model: body.model }));
