@@ -167,26 +167,42 @@ function newCall(target: Target, timeoutMs: number | undefined): Call {
   return { target, timeoutMs: deadline === undefined ? noTimeout : () => deadline - Date.now(), out: new CallHeaders() };
 }
 
-/** The HandlerContext an implementation gets, from the request as the interceptors leave it. */
+/**
+ * The HandlerContext an implementation gets, from the request as the
+ * interceptors leave it (a class: its header getters live on the prototype,
+ * not as two new closures per call).
+ */
+class DirectHandlerContext {
+  readonly method: DescMethod;
+  readonly service: DescService;
+  readonly protocolName = PROTOCOL;
+  readonly requestMethod = "POST";
+  readonly url: string;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: () => number | undefined;
+  readonly requestHeader: Headers;
+  readonly values: HandlerContext["values"];
+  private readonly out: CallHeaders;
+  constructor(c: Call, req: UnaryRequest | StreamRequest) {
+    this.method = c.target.spec.method;
+    this.service = req.service;
+    this.url = c.target.url;
+    this.signal = req.signal;
+    this.timeoutMs = c.timeoutMs;
+    this.requestHeader = req.header;
+    this.values = req.contextValues;
+    this.out = c.out;
+  }
+  get responseHeader(): Headers {
+    return this.out.header;
+  }
+  get responseTrailer(): Headers {
+    return this.out.trailer;
+  }
+}
+
 function handlerContext(c: Call, req: UnaryRequest | StreamRequest): HandlerContext {
-  const out = c.out;
-  return {
-    method: c.target.spec.method,
-    service: req.service,
-    protocolName: PROTOCOL,
-    requestMethod: "POST",
-    url: c.target.url,
-    signal: req.signal,
-    timeoutMs: c.timeoutMs,
-    requestHeader: req.header,
-    get responseHeader() {
-      return out.header;
-    },
-    get responseTrailer() {
-      return out.trailer;
-    },
-    values: req.contextValues,
-  };
+  return new DirectHandlerContext(c, req);
 }
 
 /** Runs the interceptors around `last`, the first interceptor outermost. */
@@ -200,12 +216,32 @@ async function* single<T>(value: T): AsyncGenerator<T> {
   yield value;
 }
 
+/**
+ * A unary answer whose header and trailer are made only when someone reads
+ * them (facades read the message only).
+ */
+class DirectUnaryResponse {
+  readonly stream = false;
+  constructor(
+    readonly service: DescService,
+    readonly method: DescMethod,
+    private readonly out: CallHeaders,
+    readonly message: unknown,
+  ) {}
+  get header(): Headers {
+    return this.out.header;
+  }
+  get trailer(): Headers {
+    return this.out.trailer;
+  }
+}
+
 /** The innermost step of a unary call: the implementation. */
 const invokeUnary: AnyFn = async (req) => {
   const c = req.contextValues.get(callKey)!;
   const impl = c.target.spec.impl as (m: unknown, ctx: HandlerContext) => unknown;
   const out = await impl(req.message, handlerContext(c, req));
-  return { stream: false, service: req.service, method: req.method, header: c.out.header, trailer: c.out.trailer, message: create(req.method.output, out as never) } as UnaryResponse;
+  return new DirectUnaryResponse(req.service, req.method, c.out, create(req.method.output, out as never)) as UnaryResponse;
 };
 
 /** The innermost step of a streaming call: the implementation, fed the request stream. */
@@ -222,9 +258,10 @@ const invokeStream: AnyFn = async (req) => {
   return { stream: true, service: req.service, method: req.method, header: c.out.header, trailer: c.out.trailer, message: out } as StreamResponse;
 };
 
-/** What a unary and a streaming request carry alike: method, URL, signal, headers and fresh context values. */
-function requestFields(method: DescMethod, target: Target, signal: AbortSignal, header: HeaderInit | undefined, timeoutMs: number | undefined) {
+/** A request as the interceptors see it: method, URL, signal, headers, fresh context values and the message. */
+function request(stream: boolean, method: DescMethod, target: Target, signal: AbortSignal, header: HeaderInit | undefined, timeoutMs: number | undefined, message: unknown) {
   return {
+    stream,
     service: method.parent,
     method,
     requestMethod: "POST",
@@ -232,6 +269,7 @@ function requestFields(method: DescMethod, target: Target, signal: AbortSignal, 
     signal,
     header: requestHeaders(header),
     contextValues: createContextValues().set(callKey, newCall(target, timeoutMs)),
+    message,
   };
 }
 
@@ -254,8 +292,19 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
   const unary = chain(opts.interceptors, invokeUnary);
   const stream = chain(opts.interceptors, invokeStream);
 
+  async function unaryWithDeadline(method: DescMethodUnary, target: Target, callerSignal: AbortSignal | undefined, timeoutMs: number, header: HeaderInit | undefined, input: unknown) {
+    const { signal, cleanup } = callSignal(callerSignal, timeoutMs);
+    try {
+      return await unary(request(false, method, target, signal, header, timeoutMs, create(method.input, input as never)) as UnaryRequest);
+    } catch (err) {
+      throw toCallerError(err, signal);
+    } finally {
+      cleanup();
+    }
+  }
+
   return {
-    async unary<I extends DescMessage, O extends DescMessage>(
+    unary<I extends DescMessage, O extends DescMessage>(
       method: DescMethodUnary<I, O>,
       callerSignal: AbortSignal | undefined,
       timeoutMs: number | undefined,
@@ -263,14 +312,15 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
       input: MessageInitShape<I>,
     ): Promise<UnaryResponse<I, O>> {
       const target = targetFor(method);
-      const { signal, cleanup } = callSignal(callerSignal, timeoutMs);
+      if (timeoutMs !== undefined) return unaryWithDeadline(method, target, callerSignal, timeoutMs, header, input) as Promise<UnaryResponse<I, O>>;
+      // No deadline to clear: no async frame of its own.
+      const signal = callerSignal ?? new AbortController().signal;
       try {
-        const res = await unary({ stream: false, ...requestFields(method, target, signal, header, timeoutMs), message: create(method.input, input) } as UnaryRequest);
-        return res as UnaryResponse<I, O>;
+        return unary(request(false, method, target, signal, header, undefined, create(method.input, input)) as UnaryRequest).then(undefined, (err: unknown) =>
+          Promise.reject(toCallerError(err, signal)),
+        ) as Promise<UnaryResponse<I, O>>;
       } catch (err) {
-        throw toCallerError(err, signal);
-      } finally {
-        cleanup();
+        return Promise.reject(toCallerError(err, signal));
       }
     },
 
@@ -285,7 +335,7 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
       const { signal, cleanup } = callSignal(callerSignal, timeoutMs);
       let res: StreamResponse;
       try {
-        res = (await stream({ stream: true, ...requestFields(method, target, signal, header, timeoutMs), message: normalized(method.input, input) } as StreamRequest)) as StreamResponse;
+        res = (await stream(request(true, method, target, signal, header, timeoutMs, normalized(method.input, input)) as StreamRequest)) as StreamResponse;
       } catch (err) {
         cleanup();
         throw toCallerError(err, signal);

@@ -145,21 +145,30 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
 }
 
 export function metricsInterceptor(m: Metrics): Interceptor {
-  return (next) => async (req) => {
+  // Promise callbacks rather than an async function: one frame fewer per call.
+  return (next) => (req) => {
     const started = performance.now();
     const done = (err: unknown) => m.rpc(req.service.typeName, req.method.name, err === undefined ? "ok" : codeName(err), (performance.now() - started) / 1000);
-    let res;
+    let pending;
     try {
-      res = await next(req);
+      pending = next(req);
     } catch (err) {
       done(err);
-      throw err;
+      return Promise.reject(err);
     }
-    if (!res.stream) {
-      done(undefined);
-      return res;
-    }
-    return { ...res, message: watchStream(res.message, { end: (how) => done(how.failed ? (how.error ?? new Error("stream failed")) : undefined) }) };
+    return pending.then(
+      (res) => {
+        if (!res.stream) {
+          done(undefined);
+          return res;
+        }
+        return { ...res, message: watchStream(res.message, { end: (how) => done(how.failed ? (how.error ?? new Error("stream failed")) : undefined) }) };
+      },
+      (err: unknown) => {
+        done(err);
+        return Promise.reject(err);
+      },
+    );
   };
 }
 

@@ -53,8 +53,9 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
       .catch(() => undefined);
   };
   const callCtx = (ctx: HandlerContext, r: ChatRoute) => ({ signal: ctx.signal, requestId: ctx.values.get(requestIdKey), upstreamModel: r.upstreamModel });
+  // Without cached content there is nothing to resolve (and no promise to make).
   const withCache = (input: ChatInput, ctx: HandlerContext, requireTurns = true) =>
-    resolveCachedContext(deps.cachedContents, input, ctx.values.get(principalKey)?.keyId ?? "", now(), requireTurns);
+    input.cachedContent ? resolveCachedContext(deps.cachedContents, input, ctx.values.get(principalKey)?.keyId ?? "", now(), requireTurns) : { input, cachedTokens: 0n };
 
   return {
     async generate(req, ctx) {

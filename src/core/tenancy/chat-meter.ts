@@ -45,32 +45,50 @@ async function peekFirst<T>(messages: AsyncIterable<T>): Promise<{ first: T | un
 export function chatMeterInterceptor(deps: { prices: PriceTable; budgets: Budgets; limiter: RateLimiter }): Interceptor {
   const generate = ChatService.method.generate;
   const stream = ChatService.method.streamGenerate;
-  // Other methods pass straight through (no async frame of their own).
+  // Other methods, and unary calls with nothing to meter, pass straight
+  // through (no async frame of their own).
   return (next) => (req) => {
     if (req.method !== generate && req.method !== stream) return next(req);
     const p = req.contextValues.get(principalKey);
     if (!p) return next(req);
-    return metered(next, req, p);
+    if (req.stream) return peekThenMeter(next, req, p);
+    const input = (req.message as { input?: ChatInput }).input;
+    if (!input) return next(req);
+    let estimate: number;
+    try {
+      estimate = estimateFor(p, input);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!worthMetering(p, estimate)) return next(req);
+    return metered(next, req, p, input, estimate);
   };
 
-  async function metered(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], p: Principal) {
-    // A server-streaming call carries its one request message as a stream: read it, then hand it on.
-    let input: ChatInput | undefined;
-    if (req.stream) {
-      const peeked = await peekFirst(req.message as AsyncIterable<{ input?: ChatInput }>);
-      input = peeked.first?.input;
-      req = { ...req, message: peeked.rest } as typeof req;
-    } else input = (req.message as { input?: ChatInput }).input;
-    if (!input) return next(req);
+  /** Checks the model scope; the most the call can cost (0 for an unpriced model). */
+  function estimateFor(p: Principal, input: ChatInput): number {
     checkModel(p, input.model);
     // Only a priced model needs an estimate (tokenizing the input costs CPU on every request).
     const priced = deps.prices.chat.some((r) => globMatch(r.model, input.model));
-    const estimate = priced
-      ? chatCost(deps.prices, input.model, { inputTokens: countInput(input).total, outputTokens: input.config?.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT })
-      : 0;
-    // Nothing to reserve and no token limit: nothing to settle either, so the
-    // call goes on without the metering around it.
-    if (!(estimate > 0) && !(p.limits.tokensPerMinute > 0)) return next(req);
+    return priced ? chatCost(deps.prices, input.model, { inputTokens: countInput(input).total, outputTokens: input.config?.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT }) : 0;
+  }
+
+  /** Nothing to reserve and no token limit: nothing to settle either, so the call goes on without the metering around it. */
+  function worthMetering(p: Principal, estimate: number): boolean {
+    return estimate > 0 || p.limits.tokensPerMinute > 0;
+  }
+
+  /** A server-streaming call carries its one request message as a stream: read it, then hand it on. */
+  async function peekThenMeter(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], p: Principal) {
+    const peeked = await peekFirst(req.message as AsyncIterable<{ input?: ChatInput }>);
+    const input = peeked.first?.input;
+    req = { ...req, message: peeked.rest } as typeof req;
+    if (!input) return next(req);
+    const estimate = estimateFor(p, input);
+    if (!worthMetering(p, estimate)) return next(req);
+    return metered(next, req, p, input, estimate);
+  }
+
+  async function metered(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], p: Principal, input: ChatInput, estimate: number) {
     const hold = await deps.budgets.reserve(p.keyId, estimate);
     const finish = async (u: Usage | undefined, failed: boolean) => {
       if (failed && !u) await hold.refund();

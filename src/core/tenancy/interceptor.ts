@@ -25,18 +25,23 @@ function modelOf(message: unknown): string {
 
 export function tenancyInterceptor(deps: TenancyInterceptorDeps): Interceptor {
   const now = deps.now ?? Date.now;
-  // Calls without a principal pass straight through (no async frame of their own).
+  // Calls without a principal pass straight through, and calls of a key
+  // without rate limits go on with no async frame of their own.
   return (next) => (req) => {
     const p = req.contextValues.get(principalKey);
     if (!p) return next(req);
-    return gate(next, req, p);
-  };
-
-  async function gate(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], p: Principal) {
     const started = now();
     try {
       checkFormat(p, req.contextValues.get(formatKey));
-      if (!hasLimits(p.limits)) return await next(req);
+    } catch (err) {
+      return Promise.reject(refused(req, p, started, err));
+    }
+    if (!hasLimits(p.limits)) return next(req).catch((err: unknown) => Promise.reject(refused(req, p, started, err)));
+    return limited(next, req, p, started);
+  };
+
+  async function limited(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], p: Principal, started: number) {
+    try {
       const release = await deps.limiter.acquire(p.keyId, p.limits);
       let res;
       try {
@@ -51,27 +56,32 @@ export function tenancyInterceptor(deps: TenancyInterceptorDeps): Interceptor {
       }
       return { ...res, message: watchStream(res.message, { end: release }) };
     } catch (err) {
-      const detail = err instanceof ConnectError ? errorDetail(err) : undefined;
-      if (deps.usage && detail?.metadata.gate === GATE.gate) {
-        void deps.usage
-          .record({
-            time: started,
-            keyId: p.keyId,
-            format: req.contextValues.get(formatKey),
-            model: req.stream ? "" : modelOf(req.message),
-            channel: "",
-            inputTokens: 0,
-            outputTokens: 0,
-            images: 0,
-            seconds: 0,
-            credits: 0,
-            status: `rejected:${detail.reason}`,
-            latencyMs: now() - started,
-            requestId: req.contextValues.get(requestIdKey),
-          })
-          .catch(() => undefined);
-      }
-      throw err;
+      throw refused(req, p, started, err);
     }
+  }
+
+  /** Records a refusal by a tenancy gate (scope, rate limit, budget) as a usage row; returns the error. */
+  function refused(req: Parameters<ReturnType<Interceptor>>[0], p: Principal, started: number, err: unknown): unknown {
+    const detail = err instanceof ConnectError ? errorDetail(err) : undefined;
+    if (deps.usage && detail?.metadata.gate === GATE.gate) {
+      void deps.usage
+        .record({
+          time: started,
+          keyId: p.keyId,
+          format: req.contextValues.get(formatKey),
+          model: req.stream ? "" : modelOf(req.message),
+          channel: "",
+          inputTokens: 0,
+          outputTokens: 0,
+          images: 0,
+          seconds: 0,
+          credits: 0,
+          status: `rejected:${detail.reason}`,
+          latencyMs: now() - started,
+          requestId: req.contextValues.get(requestIdKey),
+        })
+        .catch(() => undefined);
+    }
+    return err;
   }
 }

@@ -25,14 +25,16 @@ export function coreCallOptions(req: FastifyRequest, reply: FastifyReply, format
   };
 }
 
-/** A unary core call straight on the transport (what a promise client does, minus its wrapping). */
-export async function unaryCall<I extends DescMessage, O extends DescMessage>(
+const messageOf = <M>(res: { message: M }): M => res.message;
+
+/** A unary core call straight on the transport (what a promise client does, minus its wrapping and async frame). */
+export function unaryCall<I extends DescMessage, O extends DescMessage>(
   transport: Transport,
   method: DescMethodUnary<I, O>,
   input: MessageInitShape<I>,
   call: CallOptions,
 ): Promise<MessageShape<O>> {
-  return (await transport.unary(method, call.signal, call.timeoutMs, call.headers, input, call.contextValues)).message;
+  return transport.unary(method, call.signal, call.timeoutMs, call.headers, input, call.contextValues).then(messageOf);
 }
 
 /**
