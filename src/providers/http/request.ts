@@ -229,55 +229,82 @@ interface WholeAnswer {
  * or an error body over MAX_ERROR_BODY, aborts the exchange.
  */
 function dispatchWhole(up: Upstream, opts: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<WholeAnswer> {
+  if (signal.aborted) return Promise.reject(new undiciErrors.RequestAbortedError());
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new undiciErrors.RequestAbortedError());
-    let controller: Dispatcher.DispatchController | undefined;
-    let status = 0;
-    let headers: IncomingHttpHeaders = {};
-    let limit = MAX_JSON_BODY;
-    let chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const onAbort = () => controller?.abort(new undiciErrors.RequestAbortedError());
-    signal.addEventListener("abort", onAbort, { once: true });
-    const settle = (err: unknown, answer?: WholeAnswer) => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener("abort", onAbort);
-      if (err === undefined) resolve(answer!);
-      else reject(err instanceof Error ? err : new Error(String(err)));
-    };
-    up.pool.dispatch(opts, {
-      onRequestStart(c) {
-        controller = c;
-        if (signal.aborted) onAbort();
-      },
-      onResponseStart(_c, statusCode, h) {
-        status = statusCode;
-        headers = h as IncomingHttpHeaders;
-        if (statusCode < 200 || statusCode >= 300) limit = MAX_ERROR_BODY;
-      },
-      onResponseData(c, chunk) {
-        size += chunk.length;
-        if (size > limit) {
-          // An error body is kept only to its limit; an oversized answer is a failure.
-          if (limit === MAX_ERROR_BODY) {
-            chunks = [];
-            settle(undefined, { status, headers, text: "" });
-          }
-          c.abort(new BodyTooLargeError(limit));
-          return;
-        }
-        chunks.push(chunk);
-      },
-      onResponseEnd() {
-        settle(undefined, { status, headers, text: chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, size).toString("utf8") });
-      },
-      onResponseError(_c, err) {
-        settle(Object.assign(err, { [PHASE]: status ? "body" : "connect" }));
-      },
-    });
+    up.pool.dispatch(opts, new WholeAnswerHandler(signal, resolve, reject));
   });
+}
+
+const ONCE = { once: true } as const;
+
+/**
+ * The dispatch handler of dispatchWhole. One object per exchange: its methods
+ * live on the prototype, and it is its own abort listener (handleEvent), so
+ * an exchange makes no closures.
+ */
+class WholeAnswerHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private limit = MAX_JSON_BODY;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private settled = false;
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly resolve: (a: WholeAnswer) => void,
+    private readonly reject: (err: Error) => void,
+  ) {
+    signal.addEventListener("abort", this, ONCE);
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.controller?.abort(new undiciErrors.RequestAbortedError());
+  }
+
+  private settle(err: unknown, answer?: WholeAnswer): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.signal.removeEventListener("abort", this);
+    if (err === undefined) this.resolve(answer!);
+    else this.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+
+  onRequestStart(c: Dispatcher.DispatchController): void {
+    this.controller = c;
+    if (this.signal.aborted) this.handleEvent();
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, h: Record<string, string | string[] | undefined>): void {
+    this.status = statusCode;
+    this.headers = h as IncomingHttpHeaders;
+    if (statusCode < 200 || statusCode >= 300) this.limit = MAX_ERROR_BODY;
+  }
+
+  onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > this.limit) {
+      // An error body is kept only to its limit; an oversized answer is a failure.
+      if (this.limit === MAX_ERROR_BODY) {
+        this.chunks = [];
+        this.settle(undefined, { status: this.status, headers: this.headers, text: "" });
+      }
+      c.abort(new BodyTooLargeError(this.limit));
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const chunks = this.chunks;
+    this.settle(undefined, { status: this.status, headers: this.headers, text: chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, this.size).toString("utf8") });
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    this.settle(Object.assign(err, { [PHASE]: this.status ? "body" : "connect" }));
+  }
 }
 
 const PHASE = Symbol("phase");
