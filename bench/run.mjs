@@ -17,7 +17,7 @@ const SOAK = Number(process.env.BENCH_SOAK_REQUESTS ?? 150_000);
 /** Share of omnigate's saturated rate at which proxy and omnigate are both driven to compare latency at equal load (0: skip). */
 const EQUAL_LOAD = Number(process.env.BENCH_EQUAL_LOAD ?? 0.5);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
-/** BENCH_SAVE=0: print the table only (for iterating); BENCH_PROF_DIR: the gateway writes a --cpu-prof there (bench/profile.mjs reads it). */
+/** BENCH_SAVE=0: print the table only (for iterating); BENCH_PROF_DIR: the gateway writes a --cpu-prof there, the bare proxy one in its proxy/ folder (bench/profile.mjs reads them). */
 const SAVE = process.env.BENCH_SAVE !== "0";
 const PROF_DIR = process.env.BENCH_PROF_DIR ? path.resolve(process.env.BENCH_PROF_DIR) : undefined;
 const KEY = "sk-bench-0123456789";
@@ -181,7 +181,7 @@ async function main() {
     procs.push(upstream);
     const upPort = await upstream.port;
     const up = `http://127.0.0.1:${upPort}`;
-    const proxy = start("bare proxy", 1, process.execPath, ["bench/bare-proxy.mjs"], { UPSTREAM: up });
+    const proxy = start("bare proxy", 1, process.execPath, [...(PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${path.join(PROF_DIR, "proxy")}`] : []), "bench/bare-proxy.mjs"], { UPSTREAM: up });
     procs.push(proxy);
     const config = path.join(dir, "omnigate.json");
     writeFileSync(
