@@ -12,6 +12,8 @@ import net from "node:net";
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+/** Alternating rounds of bare proxy and omnigate per chat scenario: medians are reported, so that a slow spell of the machine hits both. */
+const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 3)));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SOAK = Number(process.env.BENCH_SOAK_REQUESTS ?? 150_000);
 /** Share of omnigate's saturated rate at which proxy and omnigate are both driven to compare latency at equal load (0: skip). */
@@ -121,13 +123,13 @@ function atRate(target, url, req, rate) {
   return { target, rate, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + (r.non2xx ?? 0) };
 }
 
-async function measure(target, url, req, expect) {
+async function measure(target, url, req, expect, { warmup = true } = {}) {
   try {
     await probe(url, req, expect);
   } catch (err) {
     return { target, error: String(err.message ?? err).slice(0, 200) };
   }
-  if (WARMUP > 0) autocannon(url, req, { duration: WARMUP });
+  if (warmup && WARMUP > 0) autocannon(url, req, { duration: WARMUP });
   const pid = target.pid;
   const before = pid ? cpuTicks(pid) : 0;
   const r = autocannon(url, req, { duration: DURATION });
@@ -142,6 +144,38 @@ async function measure(target, url, req, expect) {
     requests: total,
     cpuUsPerReq: pid && total ? ((after - before) * (1e6 / CLK_TCK)) / total : undefined,
   };
+}
+
+const median = (xs) => {
+  const v = xs.filter((x) => typeof x === "number" && Number.isFinite(x)).sort((a, b) => a - b);
+  if (!v.length) return undefined;
+  const m = v.length >> 1;
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+};
+
+/** One target's rounds as one result: the median of each figure (the first error, if a round failed). */
+function combine(rounds) {
+  const failed = rounds.find((r) => r.error);
+  if (failed) return failed;
+  return {
+    target: rounds[0].target,
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    errors: rounds.reduce((a, r) => a + r.errors, 0),
+    requests: rounds.reduce((a, r) => a + r.requests, 0),
+    cpuUsPerReq: median(rounds.map((r) => r.cpuUsPerReq)),
+    rounds: rounds.map(({ target: _t, ...r }) => r),
+  };
+}
+
+/** omnigate ÷ proxy per round (each pair measured back to back): the median, and the range over rounds. */
+function pairedRatios(proxyRounds, ogRounds) {
+  if (proxyRounds.some((r) => r.error) || ogRounds.some((r) => r.error)) return undefined;
+  const rps = ogRounds.map((o, i) => o.rps / proxyRounds[i].rps);
+  const cpu = ogRounds.map((o, i) => (o.cpuUsPerReq && proxyRounds[i].cpuUsPerReq ? o.cpuUsPerReq / proxyRounds[i].cpuUsPerReq : NaN)).filter(Number.isFinite);
+  const range = (xs) => (xs.length ? [Math.min(...xs), Math.max(...xs)] : undefined);
+  return { rps: median(rps), rpsRange: range(rps), cpu: median(cpu), cpuRange: range(cpu) };
 }
 
 const anthropicHeaders = { "content-type": "application/json", "x-api-key": KEY, "anthropic-version": "2023-06-01" };
@@ -174,7 +208,7 @@ async function main() {
     console.error("bench: time limit reached, stopping");
     stopAll();
     process.exit(1);
-  }, Number(process.env.BENCH_TIME_LIMIT_S ?? 1200) * 1000);
+  }, Number(process.env.BENCH_TIME_LIMIT_S ?? 1800) * 1000);
   guard.unref();
   try {
     const upstream = start("upstream", 0, process.execPath, ["bench/fake-upstream.mjs"]);
@@ -230,14 +264,21 @@ async function main() {
       const label = `${s.name}, ${s.stream ? "streaming (20 chunks)" : "non-streaming"}`;
       if (ONLY && !ONLY.test(label)) continue;
       const direct = await measure(targets.direct, up + s.up.path, s.up, s.expect);
-      const proxied = await measure(targets.proxy, targets.proxy.base + s.up.path, s.up, s.expect);
-      const og = await measure(targets.omnigate, targets.omnigate.base + s.og.path, s.og, s.expect);
+      const proxyRounds = [];
+      const ogRounds = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        proxyRounds.push(await measure(targets.proxy, targets.proxy.base + s.up.path, s.up, s.expect, { warmup: i === 0 }));
+        ogRounds.push(await measure(targets.omnigate, targets.omnigate.base + s.og.path, s.og, s.expect, { warmup: i === 0 }));
+      }
+      const proxied = combine(proxyRounds);
+      const og = combine(ogRounds);
+      const paired = pairedRatios(proxyRounds, ogRounds);
       let equal;
       if (EQUAL_LOAD > 0 && !og.error && !proxied.error && og.rps > 0) {
         const rate = Math.max(20, Math.floor((og.rps * EQUAL_LOAD) / 10) * 10);
         equal = { rate, proxy: atRate(targets.proxy, targets.proxy.base + s.up.path, s.up, rate), omnigate: atRate(targets.omnigate, targets.omnigate.base + s.og.path, s.og, rate) };
       }
-      rows.push({ scenario: label, results: [direct, proxied, og], baseline: proxied, equal });
+      rows.push({ scenario: label, results: [direct, proxied, og], baseline: proxied, ...(paired ? { paired } : {}), equal });
       process.stderr.write(`done: ${label}\n`);
     }
     const local = [
@@ -277,7 +318,7 @@ async function main() {
         soak = { error: String(err.message ?? err).slice(0, 200) };
       }
     }
-    report({ rows, soak, peak, meta: { duration: DURATION, connections: CONNECTIONS, pinned: hasTaskset, node: process.version, nodeFlags: process.env.BENCH_NODE_FLAGS ?? "", date: new Date().toISOString() } });
+    report({ rows, soak, peak, meta: { duration: DURATION, rounds: ROUNDS, connections: CONNECTIONS, pinned: hasTaskset, node: process.version, nodeFlags: process.env.BENCH_NODE_FLAGS ?? "", date: new Date().toISOString() } });
   } finally {
     stopAll();
     clearTimeout(guard);
@@ -294,6 +335,12 @@ function report(data) {
   lines.push(`# omnigate benchmark, ${data.meta.date}`);
   lines.push("");
   lines.push(`Node ${data.meta.node}${data.meta.nodeFlags ? ` (gateway flags: ${data.meta.nodeFlags})` : ""}; ${data.meta.connections} connections; ${data.meta.duration} s per measurement after a warm-up; ${data.meta.pinned ? "load generator and upstream on cpu0, system under test on cpu1" : "no CPU pinning (taskset missing)"}.`);
+  if (data.meta.rounds > 1) {
+    lines.push("");
+    lines.push(
+      `Chat scenarios: bare proxy and omnigate measured in ${data.meta.rounds} alternating rounds; their rows show the median of each figure, and omnigate's ratios are the median of the per-round ratios (each round's pair measured back to back), with their range in brackets.`,
+    );
+  }
   lines.push("");
   lines.push("| scenario | target | req/s | p50 ms | p99 ms | CPU µs/req | ÷ proxy req/s | ÷ proxy CPU | errors |");
   lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|");
@@ -304,8 +351,11 @@ function report(data) {
         continue;
       }
       const b = row.baseline && !row.baseline.error ? row.baseline : undefined;
-      const ratio = b ? fmt(r.rps / b.rps, 2) : "-";
-      const cpuRatio = b && r.cpuUsPerReq && b.cpuUsPerReq ? fmt(r.cpuUsPerReq / b.cpuUsPerReq, 2) : "-";
+      const paired = r.target.name === "omnigate" ? row.paired : undefined;
+      const spread = (range) => (range && range[1] - range[0] >= 0.005 ? ` (${fmt(range[0], 2)}–${fmt(range[1], 2)})` : "");
+      const ratio = paired?.rps !== undefined ? fmt(paired.rps, 2) + spread(paired.rpsRange) : b ? fmt(r.rps / b.rps, 2) : "-";
+      const cpuRatio =
+        paired?.cpu !== undefined ? fmt(paired.cpu, 2) + spread(paired.cpuRange) : b && r.cpuUsPerReq && b.cpuUsPerReq ? fmt(r.cpuUsPerReq / b.cpuUsPerReq, 2) : "-";
       lines.push(`| ${row.scenario} | ${r.target.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUsPerReq)} | ${ratio} | ${cpuRatio} | ${r.errors} |`);
     }
   }
