@@ -112,7 +112,19 @@ async function waitHealthy(url, p) {
 }
 
 async function probe(url, req, expect) {
-  const res = await fetch(url, { method: req.method ?? "POST", headers: req.headers, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
+  const send = () => fetch(url, { method: req.method ?? "POST", headers: req.headers, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
+  let res;
+  try {
+    res = await send();
+  } catch (err) {
+    // A keep-alive connection the server closed while idle (between scenarios) fails the request once: try again on a fresh one.
+    await new Promise((r) => setTimeout(r, 200));
+    try {
+      res = await send();
+    } catch (again) {
+      throw new Error(`${again.message}${again.cause ? ` (${again.cause.code ?? again.cause.message})` : ""}`);
+    }
+  }
   const text = await res.text();
   if (res.status !== 200 || !expect.test(text)) throw new Error(`HTTP ${res.status}: ${text.slice(0, 300)}`);
 }
