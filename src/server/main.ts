@@ -1,5 +1,7 @@
 // Process entry point: `npm start`. Loads config, opens storage, serves HTTP/1.1
 // and h2c, and shuts down gracefully on SIGTERM/SIGINT.
+// First: V8 flags that must hold before the other modules' code runs.
+import "./v8-flags.js";
 import type { AddressInfo } from "node:net";
 import { ConfigError, loadConfig, publicBaseUrl, type Config } from "../config.js";
 import { ensureKeys } from "../core/auth/bootstrap.js";
