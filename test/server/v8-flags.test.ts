@@ -35,7 +35,7 @@ function tenureDecisions(importModule: boolean): number {
 
 t.test("with the module imported, V8 pretenures nothing", async (t) => {
   const control = tenureDecisions(false);
-  if (control === 0) return t.skip("this V8 does not pretenure the control workload, so the flag's effect cannot be seen");
+  if (control === 0) return void t.pass("control", { skip: "this V8 does not pretenure the control workload, so the flag's effect cannot be seen" });
   t.ok(control > 0, `without the module V8 pretenured ${control} time(s)`);
   t.equal(tenureDecisions(true), 0);
 });
