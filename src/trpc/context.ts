@@ -49,7 +49,8 @@ export function trpcContextFactory(deps: AppDeps) {
   };
   const create = ({ req, res }: CreateFastifyContextOptions): TrpcContext => {
     const key = bearerToken(req.headers.authorization) ?? "";
-    const call = coreCallOptions(req, res, "trpc", key);
+    // A real AbortSignal: chat streams combine it with the subscription's own (AbortSignal.any).
+    const call = coreCallOptions(req, res, "trpc", key, true);
     // File URLs the core hands out (images, videos) point back at the host the caller used.
     const base = `${req.protocol}://${req.headers.host ?? ""}`;
     if (URL_BASE.test(base)) call.headers = { ...(call.headers as Record<string, string>), [URL_BASE_HEADER]: base };

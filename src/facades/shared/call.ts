@@ -4,24 +4,31 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import type { CallOptions, Transport } from "@connectrpc/connect";
+import { GoneSignal } from "./gone-signal.js";
 import { FORMAT_HEADER, REQUEST_ID_HEADER } from "../../core/context.js";
 
-/** Aborts when the client disconnects before the response is complete. */
-export function clientGone(_req: FastifyRequest, reply: FastifyReply): AbortSignal {
-  const ac = new AbortController();
+/**
+ * Aborts when the client disconnects before the response is complete.
+ * `combinable` gives a real AbortSignal, for callers that pass it to
+ * AbortSignal.any() (tRPC); otherwise it is a GoneSignal (see gone-signal.ts:
+ * Node 20 gives every AbortSignal a hidden class of its own, which under load
+ * cost about 0.5 KB promoted to the old generation and 2.5% of CPU per request).
+ */
+export function clientGone(_req: FastifyRequest, reply: FastifyReply, combinable = false): AbortSignal {
+  const ac = combinable ? new AbortController() : new GoneSignal();
   const onClose = () => {
     if (!reply.raw.writableFinished) ac.abort(new Error("client disconnected"));
   };
   // The response's 'close' comes when it finished or when the connection went
   // away before that (the request's 'aborted' event says no more than this).
   reply.raw.once("close", onClose);
-  return ac.signal;
+  return ac instanceof GoneSignal ? (ac as unknown as AbortSignal) : ac.signal;
 }
 
-export function coreCallOptions(req: FastifyRequest, reply: FastifyReply, format: string, apiKey: string): CallOptions {
+export function coreCallOptions(req: FastifyRequest, reply: FastifyReply, format: string, apiKey: string, combinable = false): CallOptions {
   return {
     headers: { authorization: `Bearer ${apiKey}`, [FORMAT_HEADER]: format, [REQUEST_ID_HEADER]: req.id },
-    signal: clientGone(req, reply),
+    signal: clientGone(req, reply, combinable),
   };
 }
 
