@@ -4,14 +4,17 @@ import t from "tap";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { pretenuringFlag } from "../../src/server/v8-flags.js";
+import { v8Flags } from "../../src/server/v8-flags.js";
 
-t.test("the flag is set unless node's command line names it", async (t) => {
-  t.equal(pretenuringFlag([]), "--no-allocation-site-pretenuring");
-  t.equal(pretenuringFlag(["--max-semi-space-size=8", "--enable-source-maps"]), "--no-allocation-site-pretenuring");
-  t.equal(pretenuringFlag(["--allocation-site-pretenuring"]), undefined, "an operator's explicit choice stands");
-  t.equal(pretenuringFlag(["--no-allocation-site-pretenuring"]), undefined);
-  t.equal(pretenuringFlag(["--allocation_site_pretenuring"]), undefined, "V8 accepts underscores too");
+t.test("each flag is set unless node's command line names it", async (t) => {
+  const both = ["--no-allocation-site-pretenuring", "--heap-growing-percent=10"];
+  t.same(v8Flags([]), both);
+  t.same(v8Flags(["--max-semi-space-size=8", "--enable-source-maps", "-e"]), both);
+  t.same(v8Flags(["--allocation-site-pretenuring"]), ["--heap-growing-percent=10"], "an operator's explicit choice stands");
+  t.same(v8Flags(["--no-allocation-site-pretenuring"]), ["--heap-growing-percent=10"]);
+  t.same(v8Flags(["--allocation_site_pretenuring"]), ["--heap-growing-percent=10"], "V8 accepts underscores too");
+  t.same(v8Flags(["--heap-growing-percent=50"]), ["--no-allocation-site-pretenuring"]);
+  t.same(v8Flags(["--heap_growing_percent=50", "--allocation-site-pretenuring"]), []);
 });
 
 // A workload V8 pretenures: object literals holding an empty array literal
