@@ -250,7 +250,8 @@ async function main() {
       const grpc = await freePort();
       // BENCH_NODE_FLAGS: node/V8 flags for the gateway (e.g. the small-memory profile in docs/deploy.md).
       const nodeFlags = cmd === "node" ? (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean) : [];
-      const gwArgs = [...nodeFlags, ...(PROF_DIR && cmd === "node" ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`] : []), ...args];
+      // After npm start's own node flags (the last of a repeated V8 flag wins), before its script.
+      const gwArgs = [...args.slice(0, -1), ...nodeFlags, ...(PROF_DIR && cmd === "node" ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`] : []), ...args.slice(-1)];
       const g = start("omnigate", 1, cmd === "node" ? process.execPath : cmd, gwArgs, {
         OMNIGATE_PORT: String(http),
         OMNIGATE_GRPC_PORT: String(grpc),
