@@ -135,3 +135,19 @@ t.test("usage: rows written in groups keep every field of every record", async (
   for (const r of recs) t.match(byTime.get(r.time), r, `record ${r.time}`);
   t.equal(got.totals.inputTokens, (69 * 70) / 2);
 });
+
+t.test("usage: every flush size writes exactly its records (full groups and single rows)", async (t) => {
+  const s = openSqliteStorage(tempDir());
+  t.teardown(() => s.close());
+  const base = { keyId: "kg", format: "messages", model: "m", channel: "c", inputTokens: 1, outputTokens: 1, images: 0, seconds: 0, credits: 0, status: "ok", latencyMs: 1, requestId: "r" };
+  let time = 0;
+  let total = 0;
+  for (const n of [1, 31, 32, 33, 64, 65, 5, 5, 97]) {
+    for (let i = 0; i < n; i++) await s.usage.record({ ...base, time: time++ });
+    total += n;
+    // A query flushes what is queued, so each n is one flush.
+    const got = await s.usage.query({ keyId: "kg", limit: 1000 });
+    t.equal(got.totals.requests, total, `after a flush of ${n}`);
+    t.same(got.rows.map((r) => r.time).sort((a, b) => a - b), Array.from({ length: total }, (_, i) => i));
+  }
+});
