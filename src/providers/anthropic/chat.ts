@@ -23,7 +23,7 @@ export function anthropicChatProvider(up: Upstream): ChatProvider {
       async function* events(): AsyncGenerator<StreamGenerateResponse> {
         const tr = new AnthropicStreamTranslator({ model: input.model, channel: up.channel });
         for await (const e of streamMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas })) {
-          yield* tr.feed(e);
+          for (const ev of tr.feed(e)) yield ev; // not yield*: see the OpenAI provider
         }
       }
       return unwrapStream(events(), plan.json);

@@ -24,7 +24,9 @@ export function geminiChatProvider(up: Upstream): ChatProvider {
       const { body, plan } = toVendorRequest(input);
       return (async function* (): AsyncGenerator<StreamGenerateResponse> {
         const tr = new GeminiStreamTranslator({ model: input.model, channel: up.channel, newId, singleCall: plan.singleCall });
-        for await (const chunk of streamGenerateContent(up, ctx.upstreamModel, body, { signal: ctx.signal, requestId: ctx.requestId })) yield* tr.feed(chunk);
+        for await (const chunk of streamGenerateContent(up, ctx.upstreamModel, body, { signal: ctx.signal, requestId: ctx.requestId })) {
+          for (const ev of tr.feed(chunk)) yield ev; // not yield*: see the OpenAI provider
+        }
       })();
     },
     async countTokens(input, ctx) {

@@ -31,9 +31,10 @@ export function openaiChatProvider(up: Upstream): ChatProvider {
       async function* events(): AsyncGenerator<StreamGenerateResponse> {
         const tr = new OpenAIStreamTranslator(tctx);
         for await (const c of streamChat(up, body, { signal: ctx.signal, requestId: ctx.requestId })) {
-          if (c.kind === "done") yield* tr.done();
-          else if (c.kind === "whole") yield* responseToEvents(fromVendorResponse(c.response, tctx));
-          else yield* tr.feed(c.chunk);
+          // for-of rather than yield*: yield* over a sync iterable in an async
+          // generator wraps it in an async iterator, a promise and a result per event.
+          const evs = c.kind === "done" ? tr.done() : c.kind === "whole" ? responseToEvents(fromVendorResponse(c.response, tctx)) : tr.feed(c.chunk);
+          for (const ev of evs) yield ev;
         }
       }
       return unwrapStream(events(), plan.json);
