@@ -75,3 +75,40 @@ t.test("violations are protocol errors", async (t) => {
     t.match(String((err!.cause as Error).message), cause);
   }
 });
+
+t.test("the provider's stream is closed when the reader stops early or a violation stops the guard", async (t) => {
+  const source = (events: StreamGenerateResponse[], log: string[]) =>
+    (async function* () {
+      try {
+        for (const e of events) yield e;
+        log.push("ran out");
+      } finally {
+        log.push("closed");
+      }
+    })();
+  const early: string[] = [];
+  const g = guardStream(source([start, text(0), dText(0, "a"), dText(0, "b"), stop(0), finish], early));
+  t.equal((await g.next()).value?.event.case, "start");
+  t.same(await g.return(undefined), { done: true, value: undefined });
+  t.same(early, ["closed"], "returning early closes the source");
+  t.same(await g.next(), { done: true, value: undefined }, "and the guard stays finished");
+
+  const bad: string[] = [];
+  const seen: string[] = [];
+  const err = await (async () => {
+    for await (const e of guardStream(source([start, text(0), dText(0, "a"), dText(3, "x"), finish], bad))) seen.push(e.event.case ?? "");
+  })().then(() => undefined, (e: unknown) => e as ConnectError);
+  t.equal(err?.code, Code.Internal, "a violation is a protocol error");
+  t.same(bad, ["closed"], "the source was closed, not read to its end");
+  t.same(seen, ["start", "partStart", "partDelta", "partStop"], "the open text part was closed before the error");
+
+  const done: string[] = [];
+  const fin = guardStream(source([start, text(0), dText(0, "a")], done));
+  const all: string[] = [];
+  const e2 = await (async () => {
+    for await (const e of fin) all.push(e.event.case ?? "");
+  })().then(() => undefined, (e: unknown) => e as ConnectError);
+  t.equal(e2?.code, Code.Unavailable, "an early end is truncation");
+  t.same(done, ["ran out", "closed"]);
+  t.same(await fin.return(undefined), { done: true, value: undefined }, "return after the end is harmless");
+});
