@@ -62,23 +62,25 @@ export async function pumpStream(
   primed: { ready: Chunk[]; done: boolean },
   onError: (err: unknown) => { error: unknown },
 ): Promise<void> {
+  // Awaited only when the socket asks to wait (an await of nothing still suspends).
+  let waiting: Promise<void> | undefined;
   try {
-    for (const c of primed.ready) await w.write(c);
+    for (const c of primed.ready) if ((waiting = w.write(c))) await waiting;
     if (!primed.done) {
       for (;;) {
         const r = await it.next();
         if (r.done) break;
-        for (const c of t.push(r.value)) await w.write(c);
+        for (const c of t.push(r.value)) if ((waiting = w.write(c))) await waiting;
         if (w.closed) {
           await it.return?.();
           return;
         }
       }
     }
-    for (const c of t.end()) await w.write(c);
+    for (const c of t.end()) if ((waiting = w.write(c))) await waiting;
   } catch (err) {
-    for (const c of t.flush()) await w.write(c);
-    if (!w.closed) await w.write(onError(err));
+    for (const c of t.flush()) if ((waiting = w.write(c))) await waiting;
+    if (!w.closed && (waiting = w.write(onError(err)))) await waiting;
   } finally {
     w.end();
   }

@@ -272,29 +272,32 @@ export async function writeMessagesStream(
     if (!out.destroyed && !out.writableNeedDrain) out.write(ping);
     timer.refresh();
   }, opts.heartbeatMs);
-  const put = async (frames: SseFrame[]) => {
-    if (!frames.length || out.destroyed) return;
+  // A promise only when the socket asks to wait: an async function (or an
+  // await of nothing) would cost a promise and a suspension per event.
+  const put = (frames: SseFrame[]): Promise<void> | undefined => {
+    if (!frames.length || out.destroyed) return undefined;
     let text = "";
     for (const f of frames) text += frameText(f);
     timer.refresh();
-    if (!out.write(text)) await drained(out);
+    return out.write(text) ? undefined : drained(out);
   };
+  let waiting: Promise<void> | undefined;
   let finished = false;
   try {
     let r = first ?? (await events.next());
     for (;;) {
       if (r.done) {
         finished = true;
-        await put(sm.end());
+        if ((waiting = put(sm.end()))) await waiting;
         break;
       }
-      await put(sm.push(r.value));
+      if ((waiting = put(sm.push(r.value)))) await waiting;
       if (sm.done || out.destroyed) break;
       r = await events.next();
     }
   } catch (err) {
     finished = true;
-    await put(sm.fail(err));
+    if ((waiting = put(sm.fail(err)))) await waiting;
   } finally {
     clearTimeout(timer);
     if (!finished) await events.return?.().catch(() => undefined);
