@@ -248,7 +248,7 @@ async function main() {
     const startGateway = async (name) => {
       const http = await freePort();
       const grpc = await freePort();
-      // BENCH_NODE_FLAGS: node/V8 flags for the gateway (e.g. the small-memory profile in docs/deploy.md).
+      // BENCH_NODE_FLAGS: node/V8 flags for the gateway (e.g. V8's own heap sizing, to compare with the defaults of docs/deploy.md, Memory).
       const nodeFlags = cmd === "node" ? (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean) : [];
       // After npm start's own node flags (the last of a repeated V8 flag wins), before its script.
       const gwArgs = [...args.slice(0, -1), ...nodeFlags, ...(PROF_DIR && cmd === "node" ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`] : []), ...args.slice(-1)];
