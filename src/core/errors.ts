@@ -1,7 +1,7 @@
 // Errors inside the gateway are ConnectErrors carrying an ErrorDetail with a
 // machine-readable reason; each facade renders them in its own wire format.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { create } from "@bufbuild/protobuf";
+import { create } from "./proto/create.js";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { ErrorDetailSchema, type ErrorDetail } from "../../gen/omnigate/common/v1/common_pb.js";
 

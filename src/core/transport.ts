@@ -7,7 +7,8 @@
 // error"), the handler's signal aborts when the caller's does (or at the
 // deadline), and a stream the caller stops reading after it aborted is closed,
 // so every interceptor's and service's cleanup runs.
-import { create, type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
+import { type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
+import { create } from "./proto/create.js";
 import {
   Code,
   ConnectError,

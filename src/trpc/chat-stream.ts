@@ -1,6 +1,6 @@
 // chat.stream: the core's streamed answer as a tRPC subscription (SSE), one
 // event per text or thinking delta, so a browser can show it token by token.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../core/proto/create.js";
 import type { z } from "zod";
 import { ChatInputSchema, FinishReason, Role, type ChatInput } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import type { TrpcContext } from "./context.js";

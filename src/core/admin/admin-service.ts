@@ -1,5 +1,5 @@
 // AdminService: API keys, usage and channels, for admin keys only.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { AdminService, ApiKeySchema, ChannelSchema, UsageRecordSchema, type ApiKey, type Channel } from "../../../gen/omnigate/admin/v1/admin_pb.js";

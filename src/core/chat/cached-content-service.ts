@@ -1,7 +1,8 @@
 // The ChatService cached-content RPCs: a stored chat context (system, turns,
 // tools) that generate calls name in `cached_content`. Each entry belongs to the
 // API key that created it; expired entries are NotFound and purged lazily.
-import { create, toBinary } from "@bufbuild/protobuf";
+import { toBinary } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { randomBytes } from "node:crypto";

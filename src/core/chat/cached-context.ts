@@ -1,7 +1,8 @@
 // Using a cached content as context: the chat core expands `cached_content`
 // into the input before routing (cached system, turns and tools first), and
 // reports the cached part of the prompt as cache-read tokens.
-import { clone, create, fromBinary } from "@bufbuild/protobuf";
+import { clone, fromBinary } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import {
   CachedContentSchema,
   ChatInputSchema,

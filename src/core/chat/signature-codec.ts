@@ -4,7 +4,7 @@
 // round trip is byte-identical. Any other issuer's signature is wrapped as
 // base64("omnigate:<issuer>:<value>"), so that when the client sends it back
 // the gateway knows who issued it and never sends it to the wrong vendor.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import { SignatureSchema, type Signature } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 
 const TAG = "omnigate:";

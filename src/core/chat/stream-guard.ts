@@ -7,7 +7,7 @@
 // On a failure it first closes the parts that are complete enough to close
 // (text, thinking, tool calls whose arguments already parse), so a facade can
 // end its own stream cleanly before reporting the error.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import type { ConnectError } from "@connectrpc/connect";
 import { StreamGenerateResponseSchema, UsageSchema, type Part, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { asConnectError, Code, coreError } from "../errors.js";

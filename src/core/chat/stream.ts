@@ -1,7 +1,8 @@
 // Conversions between a whole GenerateResponse and the neutral event stream.
 // Providers that cannot stream use responseToEvents; callers that want a whole
 // answer from a stream use collectStream, which also checks the event order.
-import { create, clone } from "@bufbuild/protobuf";
+import { clone } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import {
   CandidateSchema,
   GenerateResponseSchema,

@@ -1,6 +1,7 @@
 // The image-bot task as the runner stores it (the payload of a StoredTask) and
 // its neutral Task message. Pure.
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type JsonObject } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Action, BotType, ButtonSchema, Status, TaskSchema, type Task } from "../../../gen/omnigate/task/v1/task_pb.js";
 import type { ImageBotButton, ImageBotOperation } from "../../providers/types.js";

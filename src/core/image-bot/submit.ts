@@ -5,7 +5,8 @@
 // code: 1 submitted, 22 queued, 24 account unavailable; an exhausted budget is
 // a PermissionDenied (code 25 at the edge).
 import { randomBytes, randomUUID } from "node:crypto";
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type JsonObject } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import {
   Action,

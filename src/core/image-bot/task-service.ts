@@ -1,7 +1,7 @@
 // TaskService: the neutral image-bot core that the /ib facade and RPC callers
 // meet. Submissions go through submit.ts; reads, cancel, seeds, uploads,
 // watching and the account pool are here.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   AccountMode as AccountModeEnum,

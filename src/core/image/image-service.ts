@@ -2,7 +2,7 @@
 // profile's rules, routes to a provider (an upstream channel or the local
 // engine), stores the results in the blob store behind signed URLs (or inlines
 // them), and records usage. Facades and RPC callers meet exactly this.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { loadSharp } from "../../providers/local/sharp.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";

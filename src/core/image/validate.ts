@@ -1,7 +1,7 @@
 // Meaning checks of an image request against its model's profile: which
 // parameters the model has, their values, and the defaults that apply. Pure:
 // file checks live in inspect.ts.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import { ImageOptionsSchema, ResponseFormat, type ImageOptions } from "../../../gen/omnigate/image/v1/image_pb.js";
 import type { ImageJob } from "../../providers/types.js";
 import { integerAbove, integerBelow, invalidValue, missingParam, paramError, stringTooLong, unsupportedParam } from "./errors.js";

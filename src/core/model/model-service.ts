@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { Capability, ModelSchema, ModelService, type Model } from "../../../gen/omnigate/model/v1/model_pb.js";

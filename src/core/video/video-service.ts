@@ -3,7 +3,7 @@
 // from the moment it is accepted, resumed after a restart, failed past its
 // timeout). A key sees its own videos; admin keys see all.
 import { randomBytes, randomInt } from "node:crypto";
-import { create } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { GeneratedFileSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
 import {

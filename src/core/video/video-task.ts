@@ -1,7 +1,8 @@
 // A video task as the runner stores it (kind "video"): the payload the video
 // core keeps next to the runner's RunState, and the neutral Video it shows.
 // Pure: no storage, no clock.
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type JsonObject } from "@bufbuild/protobuf";
+import { create } from "../proto/create.js";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Status, VideoErrorSchema, VideoSchema, type Video } from "../../../gen/omnigate/video/v1/video_pb.js";
 import type { StoredTask, TaskStatus } from "../tasks/types.js";

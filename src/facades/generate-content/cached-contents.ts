@@ -1,6 +1,7 @@
 // The cachedContents resource in Google's CachedContent JSON shape <-> the
 // neutral CachedContent. Pure.
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type JsonObject } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { timestampFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import {
   CachedContentSchema,

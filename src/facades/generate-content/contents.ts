@@ -4,7 +4,8 @@
 // signatures go back where the neutral model keeps them. Every neutral part
 // remembers where it came from, so errors the core raises about a part name
 // the wire field the client sent.
-import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { CodeOutcome, PartSchema, Role, TurnSchema, type Part, type Turn } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { invalidArgument } from "../../core/errors.js";
 import { GEMINI, decodeThoughtSignature } from "./thought-signature.js";

@@ -8,7 +8,7 @@
 // not Gemini, the issuer still needs the thinking text back to verify it (a
 // Gemini signature carries its own context; others do not), so the hidden
 // thought travels inside the signature: base64("omnigate:thought:" + JSON).
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { SignatureSchema, type Signature } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { decodeSignature, encodeSignature } from "../../core/chat/signature-codec.js";
 import { invalidArgument } from "../../core/errors.js";

@@ -1,7 +1,8 @@
 // generate-content request -> neutral ChatInput. Pure: no I/O, no clock.
 // Shape was checked by ./wire.ts; this checks meaning, and every error names
 // the wire field (contents[0].parts[1].fileData, generationConfig.responseSchema).
-import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import {
   ChatInputSchema,
   GenerationConfigSchema,

@@ -1,5 +1,5 @@
 // /ib wire <-> neutral TaskService messages. Pure: no fastify, no I/O.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { InputFileSchema, type InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import {

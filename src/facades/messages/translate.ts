@@ -1,7 +1,8 @@
 // Pure translation between the Messages wire format and the neutral chat model:
 // toCore* turns a validated request into a ChatInput, fromCore* turns a
 // GenerateResponse into a message. No I/O, no clock.
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type JsonObject } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import {
   ChatInputSchema,
   FinishReason,

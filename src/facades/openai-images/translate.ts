@@ -1,5 +1,6 @@
 // OpenAI Images wire <-> the neutral image model. Pure: no I/O, no clock.
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { type MessageInitShape } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { InputFileSchema, type InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import {
   CreateImageVariationsRequestSchema,

@@ -1,7 +1,8 @@
 // Pure translation between the two video wires and the neutral VideoService:
 // /v1/video/generations (task_id, processing|succeeded|failed, metadata) and
 // OpenAI's /v1/videos (the Video object of openai@6.49).
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type JsonObject } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { InputFileSchema, type InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import {

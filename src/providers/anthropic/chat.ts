@@ -1,6 +1,6 @@
 // The Anthropic chat provider: neutral <-> Messages API through the pure
 // translators (request.ts, response.ts, stream.ts) and the I/O in client.ts.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { CountTokensResponseSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { ChatProvider } from "../types.js";
 import { unwrapResponse, unwrapStream } from "../chat-shared/json-output.js";

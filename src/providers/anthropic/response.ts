@@ -1,7 +1,8 @@
 // Anthropic Messages response -> neutral GenerateResponse. Pure.
 // Signatures become {issuer: "anthropic"}; fields the neutral model does not
 // name ride in vendor_extras["anthropic"] so a same-vendor round trip keeps them.
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type JsonObject } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import {
   CandidateSchema,
   FinishReason,

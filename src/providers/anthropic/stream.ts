@@ -2,7 +2,8 @@
 // per response. Pure: the client feeds it parsed SSE events. Blocks the neutral
 // model has no kind for (server tool use and its results) are collected whole
 // and passed on as one part carrying their JSON in vendor_extras.
-import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { PartDeltaSchema, StreamGenerateResponseSchema, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { partSkeleton } from "../../core/chat/stream.js";
 import { argsObject } from "../chat-shared/parts.js";

@@ -3,7 +3,8 @@
 // schema with another root (an array, a string enum for text/x.enum) is
 // wrapped as {"value": <schema>} on the way up, and the answer is unwrapped on
 // the way back, for whole responses and streams alike. Pure.
-import { create, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { StreamGenerateResponseSchema, type GenerateResponse, type GenerationConfig, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 
 export const WRAP_KEY = "value";

@@ -1,7 +1,7 @@
 // The Gemini chat provider: neutral <-> generateContent through the pure
 // translators (request.ts, response.ts, stream.ts) and the I/O in client.ts.
 import { randomBytes } from "node:crypto";
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { CountTokensResponseSchema, Modality, ModalityTokensSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { ChatProvider } from "../types.js";
 import type { Upstream } from "../http/request.js";

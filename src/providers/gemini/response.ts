@@ -3,7 +3,8 @@
 // signature-only empty text part joins the part before it); thought parts
 // become thinking; a function call without an id gets a generated one; a stop
 // with function calls is a tool use.
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type JsonObject } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import {
   BlockReason,
   CandidateSchema,

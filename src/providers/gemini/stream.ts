@@ -5,7 +5,8 @@
 // the part it came with (an empty text carrying only a signature lands on the
 // open part). The chunk with a finishReason finishes its candidate; the body
 // ending before that is left to the stream guard to report.
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { type MessageInitShape } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { PartDeltaSchema, StreamGenerateResponseSchema, type Part, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { partSkeleton } from "../../core/chat/stream.js";
 import { streamError } from "./errors.js";

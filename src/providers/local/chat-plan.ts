@@ -3,7 +3,7 @@
 // fault. generate returns it and stream replays it, so both always agree, and
 // token counts come from the same tokenizer as count_tokens. Pure apart from
 // random tool-call ids.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import type { ConnectError } from "@connectrpc/connect";
 import {
   CandidateSchema,

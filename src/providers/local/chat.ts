@@ -51,7 +51,7 @@
 //   #fault:permission  PermissionDenied, reason permission_denied
 //   #fault:midstream   streams fail with Unavailable (overloaded) after the
 //                      first text delta; whole answers fail like overloaded
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { GenerateResponseSchema, type ChatInput, type GenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";

@@ -2,7 +2,7 @@
 // output token with a plausible (deterministic) log probability, and the top
 // N alternatives per position when `logprobs` is set. The chosen token is
 // always the most likely one, and probabilities at a position sum to <= 1.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { LogprobCandidateSchema, LogprobsResultSchema, TopLogprobCandidatesSchema, type LogprobsResult, type Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { splitTokens } from "./tokenizer.js";
 

@@ -1,7 +1,7 @@
 // Safety simulation: a blocklist word in the last user text blocks the prompt
 // (no candidates, prompt_feedback SAFETY with a HIGH dangerous-content rating);
 // every answered candidate carries NEGLIGIBLE ratings.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import {
   BlockReason,
   HarmCategory,

@@ -7,7 +7,7 @@
 // also carry the signature of a thinking part of the same turn (vendors such
 // as Gemini attach the thought signature to the following part).
 import { createHmac, createHash, timingSafeEqual } from "node:crypto";
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import type { ConnectError } from "@connectrpc/connect";
 import { SignatureSchema, type ChatInput, type Part, type Signature } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { invalidArgument } from "../../core/errors.js";

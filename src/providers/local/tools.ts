@@ -1,7 +1,8 @@
 // Tools in the local engine: which tools to call (tool_choice, or tools the
 // prompt names), the calls themselves (arguments sampled from the JSON Schema,
 // vendor tools with sensible inputs), and the text answer to tool results.
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type JsonObject } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { randomBytes } from "node:crypto";
 import { PartSchema, Role, ToolChoiceMode, type ChatInput, type Part, type Tool, type ToolResult } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { clip, lastUserTurn, type PromptHints } from "./prompt.js";

@@ -1,6 +1,6 @@
 // Usage and token counts of the local engine, from one tokenizer, so that
 // count_tokens(input).input_tokens == usage.input_tokens of the answer.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import {
   CountTokensResponseSchema,
   Modality,

@@ -1,7 +1,7 @@
 // ImageJob <-> OpenAI Images API, pure. Parameters go up as the client set them
 // (the core has already checked them against the model's rules), so the
 // upstream's own defaults apply to everything left unset.
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
 import { ImageUsageSchema, type ImageUsage } from "../../../gen/omnigate/image/v1/image_pb.js";
 import type { ImageJob } from "../types.js";
 import type { ImagesResponse } from "./wire.js";

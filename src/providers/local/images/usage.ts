@@ -2,7 +2,7 @@
 // text tokens of the prompt, image tokens per input image by its size, and
 // output tokens by output size and quality (scaled by area from the 1024x1024
 // figures: low 272, medium 1056, high 4160).
-import { create } from "@bufbuild/protobuf";
+import { create } from "../../../core/proto/create.js";
 import { ImageUsageSchema, type ImageUsage } from "../../../../gen/omnigate/image/v1/image_pb.js";
 import { countText } from "../tokenizer.js";
 

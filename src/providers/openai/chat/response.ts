@@ -2,7 +2,8 @@
 // reasoning_content (DeepSeek, vLLM) and reasoning (OpenRouter, Ollama) become
 // a thinking part without a signature; tool calls keep their ids (a missing
 // id gets a generated one); refusals become text with a safety finish.
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type JsonObject } from "@bufbuild/protobuf";
+import { create } from "../../../core/proto/create.js";
 import {
   CandidateSchema,
   FinishReason,

@@ -4,7 +4,8 @@
 // call argument fragments pass through as they come. `[DONE]` without a
 // finish_reason finishes open choices (lenient servers); a body that ends with
 // neither is left unfinished, which the stream guard reports as truncated.
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { type MessageInitShape } from "@bufbuild/protobuf";
+import { create } from "../../../core/proto/create.js";
 import { PartDeltaSchema, StreamGenerateResponseSchema, type StreamGenerateResponse } from "../../../../gen/omnigate/chat/v1/chat_pb.js";
 import { protocolError } from "../../http/errors.js";
 import { streamError } from "./errors.js";
