@@ -22,29 +22,57 @@ export interface Metrics {
 type Labels<N extends string> = Record<N, string>;
 
 /**
+ * Entries found by two or three keys through nested Maps. The keys are the
+ * route, method, service and status strings the caller already holds, so a
+ * lookup hashes no new string (a key built by concatenation is a new string
+ * to flatten and hash on every request), and nothing is allocated unless the
+ * entry is new.
+ */
+class Nested<V> {
+  private readonly m = new Map<string, Map<string, V | Map<string, V>>>();
+  find2(a: string, b: string): V | undefined {
+    return this.m.get(a)?.get(b) as V | undefined;
+  }
+  find3(a: string, b: string, c: string): V | undefined {
+    return (this.m.get(a)?.get(b) as Map<string, V> | undefined)?.get(c);
+  }
+  add2(a: string, b: string, v: V): V {
+    let inner = this.m.get(a);
+    if (!inner) this.m.set(a, (inner = new Map()));
+    inner.set(b, v);
+    return v;
+  }
+  add3(a: string, b: string, c: string, v: V): V {
+    let inner = this.m.get(a);
+    if (!inner) this.m.set(a, (inner = new Map()));
+    let last = inner.get(b) as Map<string, V> | undefined;
+    if (!last) inner.set(b, (last = new Map()));
+    last.set(c, v);
+    return v;
+  }
+}
+
+/**
  * Per-request recording made cheap: one label object per label set (made
- * once, found by a string key), and counts kept in a plain number that is
+ * once, found by its label values), and counts kept in a plain number that is
  * folded into the prom-client counter when the registry is scraped. What the
  * registry exposes is unchanged.
  */
-function labelCache<N extends string>() {
-  const m = new Map<string, { labels: Labels<N>; n: number }>();
-  return {
-    get(key: string, make: () => Labels<N>) {
-      let e = m.get(key);
-      if (!e) {
-        e = { labels: make(), n: 0 };
-        m.set(key, e);
-      }
-      return e;
-    },
-    fold(c: Counter<N>) {
-      for (const e of m.values()) {
-        if (e.n) c.inc(e.labels, e.n);
-        e.n = 0;
-      }
-    },
-  };
+class CountCache<N extends string> {
+  private readonly entries: { labels: Labels<N>; n: number }[] = [];
+  private readonly byKey = new Nested<{ labels: Labels<N>; n: number }>();
+  /** Counts one for the label set found by three label values (`labels` is used the first time). */
+  inc(a: string, b: string, c: string, labels: (a: string, b: string, c: string) => Labels<N>): void {
+    const e = this.byKey.find3(a, b, c);
+    if (e) e.n++;
+    else this.entries.push(this.byKey.add3(a, b, c, { labels: labels(a, b, c), n: 1 }));
+  }
+  fold(counter: Counter<N>): void {
+    for (const e of this.entries) {
+      if (e.n) counter.inc(e.labels, e.n);
+      e.n = 0;
+    }
+  }
 }
 
 /**
@@ -57,7 +85,8 @@ function labelCache<N extends string>() {
 export class BucketHistogram<N extends string> {
   readonly type = "histogram";
   readonly aggregator = "sum";
-  private readonly sets = new Map<string, { labels: Labels<N>; counts: Float64Array; sum: number; count: number }>();
+  private sets: { labels: Labels<N>; counts: Float64Array; sum: number; count: number }[] = [];
+  private byKey = new Nested<{ labels: Labels<N>; counts: Float64Array; sum: number; count: number }>();
   constructor(
     readonly name: string,
     readonly help: string,
@@ -66,11 +95,12 @@ export class BucketHistogram<N extends string> {
   ) {
     registry.registerMetric(this as never);
   }
-  observe(key: string, make: () => Labels<N>, value: number): void {
-    let e = this.sets.get(key);
+  /** One observation for the label set found by two label values (made by `make` the first time). */
+  observe(k1: string, k2: string, labels: (k1: string, k2: string) => Labels<N>, value: number): void {
+    let e = this.byKey.find2(k1, k2);
     if (!e) {
-      e = { labels: make(), counts: new Float64Array(this.buckets.length), sum: 0, count: 0 };
-      this.sets.set(key, e);
+      e = this.byKey.add2(k1, k2, { labels: labels(k1, k2), counts: new Float64Array(this.buckets.length), sum: 0, count: 0 });
+      this.sets.push(e);
     }
     const b = this.buckets;
     for (let i = 0; i < b.length; i++) {
@@ -85,7 +115,7 @@ export class BucketHistogram<N extends string> {
   /** What a prom-client Registry reads from a metric when it is scraped. */
   async get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: MetricValueWithName<string>[] }> {
     const values: MetricValueWithName<string>[] = [];
-    for (const e of this.sets.values()) {
+    for (const e of this.sets) {
       let acc = 0;
       for (let i = 0; i < this.buckets.length; i++) {
         acc += e.counts[i]!;
@@ -98,16 +128,17 @@ export class BucketHistogram<N extends string> {
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
   reset(): void {
-    this.sets.clear();
+    this.sets = [];
+    this.byKey = new Nested();
   }
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: "omnigate_" });
-  const httpCounts = labelCache<"method" | "route" | "status">();
+  const httpCounts = new CountCache<"method" | "route" | "status">();
 
-  const rpcCounts = labelCache<"service" | "method" | "code">();
+  const rpcCounts = new CountCache<"service" | "method" | "code">();
 
   const httpRequests: Counter<"method" | "route" | "status"> = new Counter({
     name: "omnigate_http_requests_total",
@@ -132,14 +163,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     rpcRequests,
     rpcDuration,
     http(method, route, status, seconds) {
-      const key = method + " " + route;
-      httpCounts.get(key + " " + status, () => ({ method, route, status: String(status) })).n++;
-      httpDuration.observe(key, () => ({ method, route }), seconds);
+      httpCounts.inc(route, method, statusText(status), httpCountLabels);
+      httpDuration.observe(route, method, httpLabels, seconds);
     },
     rpc(service, method, code, seconds) {
-      const key = service + "/" + method;
-      rpcCounts.get(key + " " + code, () => ({ service, method, code })).n++;
-      rpcDuration.observe(key, () => ({ service, method }), seconds);
+      rpcCounts.inc(service, method, code, rpcCountLabels);
+      rpcDuration.observe(service, method, rpcLabels, seconds);
     },
   };
 }
@@ -170,6 +199,18 @@ export function metricsInterceptor(m: Metrics): Interceptor {
       },
     );
   };
+}
+
+// Label objects for a new label set, from the lookup keys (module functions: no closure per call).
+const httpCountLabels = (route: string, method: string, status: string) => ({ method, route, status });
+const httpLabels = (route: string, method: string) => ({ method, route });
+const rpcCountLabels = (service: string, method: string, code: string) => ({ service, method, code });
+const rpcLabels = (service: string, method: string) => ({ service, method });
+
+/** Status codes as strings, made once each (String(200) is a new string every time). */
+const statusTexts: string[] = [];
+function statusText(status: number): string {
+  return (statusTexts[status] ??= String(status));
 }
 
 function codeName(err: unknown): string {

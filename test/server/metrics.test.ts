@@ -18,7 +18,7 @@ t.test("BucketHistogram writes what prom-client's Histogram writes for the same 
     ["POST", "/b", 0.01],
   ];
   for (const [method, route, v] of obs) {
-    h.observe(method + " " + route, () => ({ method, route }), v);
+    h.observe(route, method, () => ({ method, route }), v);
     ref.observe({ method, route }, v);
   }
   const text = await ours.metrics();
