@@ -130,9 +130,31 @@ async function probe(url, req, expect) {
 }
 
 /** Latency at a fixed offered rate (the same for every target), 32 connections: what a gateway adds when it is not saturated. */
+/**
+ * Drives a target at a fixed rate with bench/paced-load.mjs (open loop: requests
+ * evenly spaced, latency from when each was due). Not autocannon's -R, which
+ * lets each connection send its share of a second as fast as it can and then
+ * wait, so the target is saturated for part of every second.
+ */
 function atRate(target, url, req, rate) {
-  const r = autocannon(url, req, { duration: DURATION, rate });
-  return { target, rate, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + (r.non2xx ?? 0) };
+  const opts = { url, method: req.method ?? "POST", headers: req.headers ?? {}, body: req.body, rate, durationS: DURATION, connections: CONNECTIONS };
+  const [c, a] = pin(0, process.execPath, [path.join(ROOT, "bench/paced-load.mjs"), JSON.stringify(opts)]);
+  const r = JSON.parse(execFileSync(c, a, { maxBuffer: 16 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"] }).toString());
+  return { target, rate, rps: r.rps, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, errors: r.errors + r.non2xx };
+}
+
+/** Medians over equal-load rounds (each round's figures kept). */
+function combineAtRate(rounds) {
+  return {
+    target: rounds[0].target,
+    rate: rounds[0].rate,
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p90: median(rounds.map((r) => r.p90)),
+    p99: median(rounds.map((r) => r.p99)),
+    errors: rounds.reduce((a, r) => a + r.errors, 0),
+    rounds: rounds.map(({ target: _t, ...r }) => r),
+  };
 }
 
 async function measure(target, url, req, expect, { warmup = true } = {}) {
@@ -207,6 +229,11 @@ const chat = [
   { name: "Anthropic client -> Anthropic upstream", stream: false, og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-anthropic", false) }, up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", false) }, expect: /word19/ },
   { name: "Anthropic client -> Anthropic upstream", stream: true, og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-anthropic", true) }, up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", true) }, expect: /word19/ },
 ];
+
+/** " (low–high)" for a range over rounds, when it is not a single value. */
+function spread(range, d = 2) {
+  return range && range[1] - range[0] >= 0.5 * 10 ** -d ? ` (${fmt(range[0], d)}–${fmt(range[1], d)})` : "";
+}
 
 function fmt(n, d = 0) {
   return n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d);
@@ -289,7 +316,24 @@ async function main() {
       let equal;
       if (EQUAL_LOAD > 0 && !og.error && !proxied.error && og.rps > 0) {
         const rate = Math.max(20, Math.floor((og.rps * EQUAL_LOAD) / 10) * 10);
-        equal = { rate, proxy: atRate(targets.proxy, targets.proxy.base + s.up.path, s.up, rate), omnigate: atRate(targets.omnigate, targets.omnigate.base + s.og.path, s.og, rate) };
+        // Alternating rounds, as above: one slow spell of the machine then moves one round, not the row.
+        const pr = [];
+        const or = [];
+        for (let i = 0; i < ROUNDS; i++) {
+          pr.push(atRate(targets.proxy, targets.proxy.base + s.up.path, s.up, rate));
+          or.push(atRate(targets.omnigate, targets.omnigate.base + s.og.path, s.og, rate));
+        }
+        const added = (k) => or.map((o, i) => o[k] - pr[i][k]);
+        const range = (xs) => [Math.min(...xs), Math.max(...xs)];
+        equal = {
+          rate,
+          proxy: combineAtRate(pr),
+          omnigate: combineAtRate(or),
+          addedP50: median(added("p50")),
+          addedP90: median(added("p90")),
+          addedP99: median(added("p99")),
+          addedP99Range: range(added("p99")),
+        };
       }
       rows.push({ scenario: label, results: [direct, proxied, og], baseline: proxied, ...(paired ? { paired } : {}), equal });
       process.stderr.write(`done: ${label}\n`);
@@ -365,7 +409,6 @@ function report(data) {
       }
       const b = row.baseline && !row.baseline.error ? row.baseline : undefined;
       const paired = r.target.name === "omnigate" ? row.paired : undefined;
-      const spread = (range) => (range && range[1] - range[0] >= 0.005 ? ` (${fmt(range[0], 2)}–${fmt(range[1], 2)})` : "");
       const ratio = paired?.rps !== undefined ? fmt(paired.rps, 2) + spread(paired.rpsRange) : b ? fmt(r.rps / b.rps, 2) : "-";
       const cpuRatio =
         paired?.cpu !== undefined ? fmt(paired.cpu, 2) + spread(paired.cpuRange) : b && r.cpuUsPerReq && b.cpuUsPerReq ? fmt(r.cpuUsPerReq / b.cpuUsPerReq, 2) : "-";
@@ -375,13 +418,18 @@ function report(data) {
   const equal = data.rows.filter((r) => r.equal);
   if (equal.length) {
     lines.push("");
-    lines.push(`Latency at equal load: bare proxy and omnigate each driven at the same fixed rate (${Math.round(EQUAL_LOAD * 100)}% of omnigate's rate above), ${data.meta.connections} connections.`);
+    lines.push(
+      `Latency at equal load: bare proxy and omnigate each driven at the same fixed rate (${Math.round(EQUAL_LOAD * 100)}% of omnigate's rate above), requests evenly spaced (bench/paced-load.mjs, at most ${data.meta.connections} connections; latency counted from when a request was due), in alternating rounds; medians of the rounds, and the added latency as the median of the paired rounds' differences (p99 with its range).`,
+    );
     lines.push("");
-    lines.push("| scenario | rate req/s | proxy p50 / p99 ms | omnigate p50 / p99 ms | added p99 ms | errors |");
-    lines.push("|---|---:|---:|---:|---:|---:|");
+    lines.push("| scenario | rate req/s | proxy p50 / p90 / p99 ms | omnigate p50 / p90 / p99 ms | added p50 / p90 ms | added p99 ms | errors |");
+    lines.push("|---|---:|---:|---:|---:|---:|---:|");
     for (const row of equal) {
       const { rate, proxy: p, omnigate: o } = row.equal;
-      lines.push(`| ${row.scenario} | ${rate} | ${fmt(p.p50, 1)} / ${fmt(p.p99, 1)} | ${fmt(o.p50, 1)} / ${fmt(o.p99, 1)} | ${fmt(o.p99 - p.p99, 1)} | ${p.errors + o.errors} |`);
+      const e = row.equal;
+      lines.push(
+        `| ${row.scenario} | ${rate} | ${fmt(p.p50, 1)} / ${fmt(p.p90, 1)} / ${fmt(p.p99, 1)} | ${fmt(o.p50, 1)} / ${fmt(o.p90, 1)} / ${fmt(o.p99, 1)} | ${fmt(e.addedP50, 1)} / ${fmt(e.addedP90, 1)} | ${fmt(e.addedP99, 1)}${spread(e.addedP99Range, 1)} | ${p.errors + o.errors} |`,
+      );
     }
   }
   lines.push("");
