@@ -12,7 +12,6 @@ import type { ChannelStates } from "../core/routing/channel-state.js";
 import type { ImageBotDeps, TaskFiles } from "../core/image-bot/deps.js";
 import { imageBotHandler } from "../core/image-bot/handler.js";
 import { TaskRunner } from "../core/tasks/runner.js";
-import { redisEventBus } from "../core/tasks/redis-bus.js";
 import { fromCoreTask } from "../facades/image-bot/translate.js";
 import { localImageBotProvider } from "../providers/local/image-bot/engine.js";
 import { midjourneyClient, type MidjourneyClient } from "../providers/midjourney/client.js";
@@ -105,7 +104,8 @@ export async function createTaskDeps(
     claimPollMs: t.claimPollMs,
   });
   // Several instances share task changes (WatchTask, SSE, the console) through Redis.
-  const bus = config.redisUrl ? redisEventBus({ url: config.redisUrl, prefix: config.redisPrefix }) : undefined;
+  // Loaded only with Redis configured (deps.ts says why).
+  const bus = config.redisUrl ? (await import("../core/tasks/redis-bus.js")).redisEventBus({ url: config.redisUrl, prefix: config.redisPrefix }) : undefined;
   if (bus) runner.events.useBus(bus);
 
   const notifyToken = (channel: string) => createHmac("sha256", files.urlSecret).update(`mj-notify:${channel}`).digest("hex").slice(0, 32);

@@ -1,7 +1,6 @@
 // Picks the storage from the config: PostgreSQL when databaseUrl is set
 // (several instances share it), else the embedded SQLite file in dataDir.
 import type { Config } from "../config.js";
-import { openPostgresStorage } from "./postgres/pg-storage.js";
 import { openSqliteStorage } from "./sqlite/sqlite-storage.js";
 import type { Storage } from "./types.js";
 
@@ -10,6 +9,8 @@ export type StorageConfig = Pick<Config, "dataDir" | "databaseUrl" | "databaseSc
 /** Opens (and migrates) the configured storage; throws StorageError naming the setting when it cannot. */
 export async function openStorage(config: StorageConfig, opts: { onError?: (err: unknown) => void; connectTimeoutMs?: number } = {}): Promise<Storage> {
   if (!config.databaseUrl) return openSqliteStorage(config.dataDir);
+  // The PostgreSQL client (pg) is loaded only when it is configured: about 2.5 MB of heap otherwise held for nothing.
+  const { openPostgresStorage } = await import("./postgres/pg-storage.js");
   return openPostgresStorage({
     url: config.databaseUrl,
     schema: config.databaseSchema,
