@@ -1,7 +1,7 @@
 // The Anthropic chat provider: neutral <-> Messages API through the pure
 // translators (request.ts, response.ts, stream.ts) and the I/O in client.ts.
 import { create } from "../../core/proto/create.js";
-import { CountTokensResponseSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { CountTokensResponseSchema } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { ChatProvider } from "../types.js";
 import { unwrapResponse, unwrapStream } from "../chat-shared/json-output.js";
 import type { Upstream } from "../http/request.js";
@@ -20,13 +20,11 @@ export function anthropicChatProvider(up: Upstream): ChatProvider {
     },
     stream(input, ctx) {
       const { body, betas, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: true });
-      async function* events(): AsyncGenerator<StreamGenerateResponse> {
-        const tr = new AnthropicStreamTranslator({ model: input.model, channel: up.channel });
-        for await (const e of streamMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas })) {
-          for (const ev of tr.feed(e)) yield ev; // not yield*: see the OpenAI provider
-        }
-      }
-      return unwrapStream(events(), plan.json);
+      const tr = new AnthropicStreamTranslator({ model: input.model, channel: up.channel });
+      return unwrapStream(
+        streamMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas }, (e) => tr.feed(e)),
+        plan.json,
+      );
     },
     async countTokens(input, ctx) {
       const r = await countTokens(up, toVendorCountRequest(input, ctx.upstreamModel), { signal: ctx.signal, requestId: ctx.requestId, betas: input.metadata?.betas ?? [] });

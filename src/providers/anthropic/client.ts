@@ -1,7 +1,7 @@
 // The only Anthropic I/O: POST /v1/messages (whole or streamed) and
 // /v1/messages/count_tokens over the channel's keep-alive pool.
 import { exchangeJson, postJson, readJson, type Upstream } from "../http/request.js";
-import { eventJson, sseEvents } from "../http/sse.js";
+import { eventJson, fromItems, openOnFirstNext, sseMap } from "../http/sse.js";
 import { protocolError } from "../http/errors.js";
 import { parseError } from "./errors.js";
 import type * as wire from "./wire.js";
@@ -32,24 +32,32 @@ export async function postMessages(up: Upstream, body: wire.MessagesRequest, cal
   return (await exchangeJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError })) as wire.MessageResponse;
 }
 
-export async function* streamMessages(up: Upstream, body: wire.MessagesRequest, call: Call): AsyncGenerator<wire.StreamEvent> {
-  const res = await postJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError });
-  if (!res.contentType.includes("text/event-stream")) {
-    // A server that ignored stream: true answered whole; replay it as events.
-    const m = (await readJson(up, res)) as wire.MessageResponse;
-    yield* messageAsEvents(m);
-    return;
-  }
-  for await (const e of sseEvents(res.body, up.vendor)) {
-    const data = eventJson(e) as wire.StreamEvent | undefined;
-    if (!data || typeof data !== "object") {
-      if (!e.data.trim()) continue;
-      up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, data: e.data.slice(0, 1024) }, "upstream sent a non-JSON stream event");
-      throw protocolError(up.vendor, "non-JSON stream event");
+const NONE: readonly never[] = [];
+
+/**
+ * A streamed message, each event turned into items by `feed` as it is read
+ * (the request goes out on the first `next()`; sse.ts says why there is no
+ * generator per step). A server that ignored stream: true answered whole: its
+ * message is replayed as events.
+ */
+export function streamMessages<T>(up: Upstream, body: wire.MessagesRequest, call: Call, feed: (e: wire.StreamEvent) => readonly T[]): AsyncIterableIterator<T> {
+  return openOnFirstNext(async () => {
+    const res = await postJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError });
+    if (!res.contentType.includes("text/event-stream")) {
+      const m = (await readJson(up, res)) as wire.MessageResponse;
+      return fromItems([...messageAsEvents(m)].flatMap(feed));
     }
-    if (data.type === "error") up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, error: data.error }, "upstream stream error");
-    yield data;
-  }
+    return sseMap(res.body, up.vendor, (e) => {
+      const data = eventJson(e) as wire.StreamEvent | undefined;
+      if (!data || typeof data !== "object") {
+        if (!e.data.trim()) return NONE;
+        up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, data: e.data.slice(0, 1024) }, "upstream sent a non-JSON stream event");
+        throw protocolError(up.vendor, "non-JSON stream event");
+      }
+      if (data.type === "error") up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, error: data.error }, "upstream stream error");
+      return feed(data);
+    });
+  });
 }
 
 export async function countTokens(up: Upstream, body: wire.CountTokensRequest, call: Call): Promise<{ input_tokens?: number }> {

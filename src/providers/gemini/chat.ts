@@ -2,7 +2,7 @@
 // translators (request.ts, response.ts, stream.ts) and the I/O in client.ts.
 import { randomBytes } from "node:crypto";
 import { create } from "../../core/proto/create.js";
-import { CountTokensResponseSchema, Modality, ModalityTokensSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { CountTokensResponseSchema, Modality, ModalityTokensSchema } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { ChatProvider } from "../types.js";
 import type { Upstream } from "../http/request.js";
 import { countTokens, generateContent, streamGenerateContent } from "./client.js";
@@ -22,12 +22,8 @@ export function geminiChatProvider(up: Upstream): ChatProvider {
     },
     stream(input, ctx) {
       const { body, plan } = toVendorRequest(input);
-      return (async function* (): AsyncGenerator<StreamGenerateResponse> {
-        const tr = new GeminiStreamTranslator({ model: input.model, channel: up.channel, newId, singleCall: plan.singleCall });
-        for await (const chunk of streamGenerateContent(up, ctx.upstreamModel, body, { signal: ctx.signal, requestId: ctx.requestId })) {
-          for (const ev of tr.feed(chunk)) yield ev; // not yield*: see the OpenAI provider
-        }
-      })();
+      const tr = new GeminiStreamTranslator({ model: input.model, channel: up.channel, newId, singleCall: plan.singleCall });
+      return streamGenerateContent(up, ctx.upstreamModel, body, { signal: ctx.signal, requestId: ctx.requestId }, (chunk) => tr.feed(chunk));
     },
     async countTokens(input, ctx) {
       const { body } = toVendorRequest(input);

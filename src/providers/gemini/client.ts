@@ -1,7 +1,7 @@
 // The only Gemini I/O: models/{model}:generateContent, :streamGenerateContent
 // (alt=sse) and :countTokens over the channel's keep-alive pool.
 import { exchangeJson, postJson, readJson, type Upstream } from "../http/request.js";
-import { eventJson, sseEvents } from "../http/sse.js";
+import { eventJson, fromItems, openOnFirstNext, sseMap } from "../http/sse.js";
 import { protocolError } from "../http/errors.js";
 import { parseError } from "./errors.js";
 import type * as wire from "./wire.js";
@@ -26,25 +26,38 @@ export async function generateContent(up: Upstream, model: string, body: wire.Ge
   return (await exchangeJson(up, modelPath(up, model, "generateContent"), body, { signal: call.signal, requestId: call.requestId, parseError })) as wire.GenerateContentResponse;
 }
 
-/** Stream chunks, each a whole GenerateContentResponse. */
-export async function* streamGenerateContent(up: Upstream, model: string, body: wire.GenerateContentRequest, call: Call): AsyncGenerator<wire.GenerateContentResponse> {
-  const res = await postJson(up, modelPath(up, model, "streamGenerateContent"), body, { signal: call.signal, requestId: call.requestId, query: { alt: "sse" }, parseError });
-  if (!res.contentType.includes("text/event-stream")) {
-    // A JSON answer: a whole response, or the array form of a stream.
-    const v = await readJson(up, res);
-    for (const r of Array.isArray(v) ? v : [v]) yield r as wire.GenerateContentResponse;
-    return;
-  }
-  for await (const e of sseEvents(res.body, up.vendor)) {
-    if (!e.data.trim()) continue;
-    const data = eventJson(e) as wire.GenerateContentResponse | undefined;
-    if (!data || typeof data !== "object") {
-      up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, data: e.data.slice(0, 1024) }, "upstream sent a non-JSON stream event");
-      throw protocolError(up.vendor, "non-JSON stream event");
+const NONE: readonly never[] = [];
+
+/**
+ * A streamed generation, each chunk (a whole GenerateContentResponse) turned
+ * into items by `feed` as it is read (the request goes out on the first
+ * `next()`; sse.ts says why there is no generator per step). A JSON answer is
+ * a whole response or the array form of a stream.
+ */
+export function streamGenerateContent<T>(
+  up: Upstream,
+  model: string,
+  body: wire.GenerateContentRequest,
+  call: Call,
+  feed: (chunk: wire.GenerateContentResponse) => readonly T[],
+): AsyncIterableIterator<T> {
+  return openOnFirstNext(async () => {
+    const res = await postJson(up, modelPath(up, model, "streamGenerateContent"), body, { signal: call.signal, requestId: call.requestId, query: { alt: "sse" }, parseError });
+    if (!res.contentType.includes("text/event-stream")) {
+      const v = await readJson(up, res);
+      return fromItems((Array.isArray(v) ? v : [v]).flatMap((r) => feed(r as wire.GenerateContentResponse)));
     }
-    if (data.error) up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, error: data.error }, "upstream stream error");
-    yield data;
-  }
+    return sseMap(res.body, up.vendor, (e) => {
+      if (!e.data.trim()) return NONE;
+      const data = eventJson(e) as wire.GenerateContentResponse | undefined;
+      if (!data || typeof data !== "object") {
+        up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, data: e.data.slice(0, 1024) }, "upstream sent a non-JSON stream event");
+        throw protocolError(up.vendor, "non-JSON stream event");
+      }
+      if (data.error) up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, error: data.error }, "upstream stream error");
+      return feed(data);
+    });
+  });
 }
 
 export async function countTokens(up: Upstream, model: string, body: { generateContentRequest: wire.GenerateContentRequest & { model: string } }, call: Call): Promise<wire.CountTokensResponse> {

@@ -13,22 +13,148 @@ export interface SseEvent {
   data: string;
 }
 
-export async function* sseEvents(body: Readable, vendor: string): AsyncGenerator<SseEvent> {
-  const queue: SseEvent[] = [];
-  const parser = createParser({ onEvent: (e) => queue.push({ event: e.event, data: e.data }) });
+/** The events of an SSE body, one by one (sseMap with each event as its own item). */
+export function sseEvents(body: Readable, vendor: string): AsyncIterableIterator<SseEvent> {
+  return sseMap(body, vendor, asItem);
+}
+
+const asItem = (e: SseEvent): readonly SseEvent[] => [e];
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * The items a synchronous function makes of each event of an SSE body (none,
+ * one or several an event): reading, parsing and mapping in one async step per
+ * item. A chain of async generators (the events, then a client's JSON, then a
+ * provider's translation) cost a promise, a result and a generator resumption
+ * per event at every link. Events are mapped one at a time as they are asked
+ * for, so the items of the events before one that `map` rejects still arrive
+ * first. A break in the body becomes a ConnectError; what `map` throws passes
+ * as it is and drops the rest of the body, as does `return()`. The body is
+ * read from the call on (its listeners are attached here), so an iterator
+ * closed before its first `next()` still drops it.
+ */
+export function sseMap<T>(body: Readable, vendor: string, map: (e: SseEvent) => readonly T[]): AsyncIterableIterator<T> {
+  const events: SseEvent[] = [];
+  const parser = createParser({ onEvent: (e) => events.push({ event: e.event, data: e.data }) });
   const decoder = new StringDecoder("utf8");
-  try {
-    for await (const chunk of bodyChunks(body)) {
-      parser.feed(typeof chunk === "string" ? chunk : decoder.write(chunk));
-      for (let i = 0; i < queue.length; i++) yield queue[i]!;
-      queue.length = 0;
+  const chunks = bodyChunks(body)[Symbol.asyncIterator]();
+  let items: readonly T[] = [];
+  let item = 0;
+  let ev = 0;
+  // "reading" until the body ends, "ended" after (events may still be queued), "closed" after an error or return().
+  let state: "reading" | "ended" | "closed" = "reading";
+  const close = async (): Promise<void> => {
+    if (state === "reading") {
+      state = "closed";
+      await chunks.return?.();
     }
-  } catch (err) {
-    throw transportError(err, vendor, "body");
-  }
-  // A last event without its blank line still counts.
-  parser.feed(decoder.end() + "\n\n");
-  yield* queue;
+    state = "closed";
+  };
+  const it: AsyncIterableIterator<T> = {
+    async next(): Promise<IteratorResult<T>> {
+      for (;;) {
+        if (item < items.length) return { done: false, value: items[item++]! };
+        if (state === "closed") return DONE;
+        if (ev < events.length) {
+          const e = events[ev++]!;
+          if (ev === events.length) {
+            events.length = 0;
+            ev = 0;
+          }
+          item = 0;
+          try {
+            items = map(e);
+          } catch (err) {
+            items = [];
+            await close();
+            throw err;
+          }
+          continue;
+        }
+        if (state === "ended") {
+          state = "closed";
+          return DONE;
+        }
+        try {
+          const r = await chunks.next();
+          // Closed by return() while it waited: nothing more is mapped.
+          if (state !== "reading") return DONE;
+          // A last event without its blank line still counts.
+          if (r.done) {
+            state = "ended";
+            parser.feed(decoder.end() + "\n\n");
+          } else parser.feed(typeof r.value === "string" ? r.value : decoder.write(r.value));
+        } catch (err) {
+          // bodyChunks has let go of the body when it threw.
+          state = "closed";
+          throw transportError(err, vendor, "body");
+        }
+      }
+    },
+    async return(): Promise<IteratorResult<T>> {
+      items = [];
+      events.length = 0;
+      await close();
+      return DONE;
+    },
+    [Symbol.asyncIterator]() {
+      return it;
+    },
+  };
+  return it;
+}
+
+/**
+ * An async iterable over a source that `open` makes on the first `next()` (a
+ * request sent and its answer checked). From then on each `next()` is the
+ * source's own: an async generator that awaited the opening and then passed
+ * the source's items on would cost a promise and a resumption per item.
+ * `return()` before the opening resolves done without opening; during it, it
+ * waits and closes the source. An opening that fails rejects the `next()`
+ * that started it, and later calls are done.
+ */
+export function openOnFirstNext<T>(open: () => Promise<AsyncIterator<T>>): AsyncIterableIterator<T> {
+  let src: AsyncIterator<T> | undefined;
+  let opening: Promise<AsyncIterator<T>> | undefined;
+  let finished = false;
+  const closeSource = (s: AsyncIterator<T>): Promise<IteratorResult<T>> => (s.return ? s.return() : Promise.resolve(DONE));
+  const it: AsyncIterableIterator<T> = {
+    next(): Promise<IteratorResult<T>> {
+      if (src) return src.next();
+      if (finished) return Promise.resolve(DONE);
+      opening ??= open().then(
+        (s) => (src = s),
+        (err: unknown) => {
+          finished = true;
+          throw err;
+        },
+      );
+      return opening.then((s) => s.next());
+    },
+    return(): Promise<IteratorResult<T>> {
+      finished = true;
+      if (src) return closeSource(src);
+      if (!opening) return Promise.resolve(DONE);
+      return opening.then(closeSource, () => DONE);
+    },
+    [Symbol.asyncIterator]() {
+      return it;
+    },
+  };
+  return it;
+}
+
+/** The items of an array as an async iterator (a whole answer replayed where a stream was asked for). */
+export function fromItems<T>(items: readonly T[]): AsyncIterator<T> {
+  let i = 0;
+  return {
+    next: () => Promise.resolve(i < items.length ? { done: false, value: items[i++]! } : DONE),
+    return: () => {
+      i = items.length;
+      return Promise.resolve(DONE);
+    },
+  };
 }
 
 /** How many unread chunks make the body pause until the reader catches up. */
@@ -104,8 +230,14 @@ export function bodyChunks(body: Readable): AsyncIterable<Buffer | string> {
           }
         },
         async return(): Promise<IteratorResult<Buffer | string>> {
+          // A next() still waiting (return() called beside it) wakes up done.
+          queue.length = 0;
+          head = 0;
+          const wasEnded = ended;
+          ended = true;
           detach();
-          if (!ended) discard(body);
+          if (!wasEnded) discard(body);
+          wake?.();
           return { done: true, value: undefined };
         },
       };

@@ -3,7 +3,6 @@
 // ./chat/ and the I/O in ./chat/client.ts. There is no token-counting endpoint:
 // countTokens is estimated locally (see docs/translation.md).
 import { randomBytes } from "node:crypto";
-import type { StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { responseToEvents } from "../../core/chat/stream.js";
 import type { ChatProvider } from "../types.js";
 import { unwrapResponse, unwrapStream } from "../chat-shared/json-output.js";
@@ -28,16 +27,13 @@ export function openaiChatProvider(up: Upstream): ChatProvider {
     stream(input, ctx) {
       const { body, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: true, official });
       const tctx = { model: input.model, channel: up.channel, newId, stops: input.config?.stopSequences ?? [] };
-      async function* events(): AsyncGenerator<StreamGenerateResponse> {
-        const tr = new OpenAIStreamTranslator(tctx);
-        for await (const c of streamChat(up, body, { signal: ctx.signal, requestId: ctx.requestId })) {
-          // for-of rather than yield*: yield* over a sync iterable in an async
-          // generator wraps it in an async iterator, a promise and a result per event.
-          const evs = c.kind === "done" ? tr.done() : c.kind === "whole" ? responseToEvents(fromVendorResponse(c.response, tctx)) : tr.feed(c.chunk);
-          for (const ev of evs) yield ev;
-        }
-      }
-      return unwrapStream(events(), plan.json);
+      const tr = new OpenAIStreamTranslator(tctx);
+      const events = streamChat(up, body, { signal: ctx.signal, requestId: ctx.requestId }, {
+        chunk: (c) => tr.feed(c),
+        done: () => tr.done(),
+        whole: (r) => [...responseToEvents(fromVendorResponse(r, tctx))],
+      });
+      return unwrapStream(events, plan.json);
     },
     async countTokens(input) {
       // Emulated: the local engine's tokenizer estimates the count.

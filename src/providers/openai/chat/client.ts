@@ -2,7 +2,7 @@
 // over the channel's keep-alive pool. (The images provider has its own client
 // in ../client.ts; both stay small rather than share a lowest common shape.)
 import { exchangeJson, postJson, readJson, type Upstream } from "../../http/request.js";
-import { eventJson, sseEvents } from "../../http/sse.js";
+import { eventJson, fromItems, openOnFirstNext, sseMap } from "../../http/sse.js";
 import { protocolError } from "../../http/errors.js";
 import { parseError } from "./errors.js";
 import type * as wire from "./wire.js";
@@ -30,28 +30,35 @@ export async function postChat(up: Upstream, body: wire.ChatRequest, call: Call)
   return (await exchangeJson(up, endpoint(up), body, { signal: call.signal, requestId: call.requestId, parseError })) as wire.ChatResponse;
 }
 
-export type StreamItem = { kind: "chunk"; chunk: wire.ChatResponse } | { kind: "done" } | { kind: "whole"; response: wire.ChatResponse };
+/** What a stream's reader makes of what comes: each chunk, the `data: [DONE]` mark, and the whole answer of a server that ignored stream: true. */
+export interface ChatStreamSink<T> {
+  chunk(c: wire.ChatResponse): readonly T[];
+  done(): readonly T[];
+  whole(r: wire.ChatResponse): readonly T[];
+}
 
-/** Stream chunks, then "done" for `data: [DONE]`; a server that ignored stream:true gives its whole answer once. */
-export async function* streamChat(up: Upstream, body: wire.ChatRequest, call: Call): AsyncGenerator<StreamItem> {
-  const res = await postJson(up, endpoint(up), body, { signal: call.signal, requestId: call.requestId, parseError });
-  if (!res.contentType.includes("text/event-stream")) {
-    yield { kind: "whole", response: (await readJson(up, res)) as wire.ChatResponse };
-    return;
-  }
-  for await (const e of sseEvents(res.body, up.vendor)) {
-    const d = e.data.trim();
-    if (!d) continue;
-    if (d === "[DONE]") {
-      yield { kind: "done" };
-      continue;
-    }
-    const data = eventJson(e) as wire.ChatResponse | undefined;
-    if (!data || typeof data !== "object") {
-      up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, data: d.slice(0, 1024) }, "upstream sent a non-JSON stream event");
-      throw protocolError(up.vendor, "non-JSON stream event");
-    }
-    if (data.error) up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, error: data.error }, "upstream stream error");
-    yield { kind: "chunk", chunk: data };
-  }
+const NONE: readonly never[] = [];
+
+/**
+ * A streamed chat, each chunk turned into items by the sink as it is read (the
+ * request goes out on the first `next()`; sse.ts says why there is no
+ * generator per step).
+ */
+export function streamChat<T>(up: Upstream, body: wire.ChatRequest, call: Call, sink: ChatStreamSink<T>): AsyncIterableIterator<T> {
+  return openOnFirstNext(async () => {
+    const res = await postJson(up, endpoint(up), body, { signal: call.signal, requestId: call.requestId, parseError });
+    if (!res.contentType.includes("text/event-stream")) return fromItems(sink.whole((await readJson(up, res)) as wire.ChatResponse));
+    return sseMap(res.body, up.vendor, (e) => {
+      const d = e.data.trim();
+      if (!d) return NONE;
+      if (d === "[DONE]") return sink.done();
+      const data = eventJson(e) as wire.ChatResponse | undefined;
+      if (!data || typeof data !== "object") {
+        up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, data: d.slice(0, 1024) }, "upstream sent a non-JSON stream event");
+        throw protocolError(up.vendor, "non-JSON stream event");
+      }
+      if (data.error) up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, error: data.error }, "upstream stream error");
+      return sink.chunk(data);
+    });
+  });
 }
