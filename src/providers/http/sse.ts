@@ -13,13 +13,6 @@ export interface SseEvent {
   data: string;
 }
 
-/** The events of an SSE body, one by one (sseMap with each event as its own item). */
-export function sseEvents(body: Readable, vendor: string): AsyncIterableIterator<SseEvent> {
-  return sseMap(body, vendor, asItem);
-}
-
-const asItem = (e: SseEvent): readonly SseEvent[] => [e];
-
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 /**

@@ -3,7 +3,7 @@
 // and a reader that stops early destroys the body.
 import t from "tap";
 import { PassThrough } from "node:stream";
-import { bodyChunks, sseEvents } from "../../../src/providers/http/sse.js";
+import { bodyChunks, sseMap, type SseEvent } from "../../../src/providers/http/sse.js";
 import { readBody, readText } from "../../../src/providers/http/request.js";
 
 t.test("chunks in order, the body paused while the reader is behind", async (t) => {
@@ -53,7 +53,7 @@ t.test("SSE events across chunk boundaries, and a last event without its blank l
   body.write(":1}\n\ndata: two\n\n");
   body.end("data: last");
   const got = [];
-  for await (const e of sseEvents(body, "test")) got.push(e);
+  for await (const e of sseMap(body, "test", (e: SseEvent) => [e])) got.push(e);
   t.same(got, [
     { event: "a", data: '{"n":1}' },
     { event: undefined, data: "two" },

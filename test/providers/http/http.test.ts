@@ -3,7 +3,7 @@
 import t from "tap";
 import { Readable } from "node:stream";
 import { Code, type ConnectError } from "@connectrpc/connect";
-import { sseEvents } from "../../../src/providers/http/sse.js";
+import { sseMap, type SseEvent } from "../../../src/providers/http/sse.js";
 import { retryAfterMs, transportError, upstreamHttpError } from "../../../src/providers/http/errors.js";
 import { exchangeJson, postJson, upstreamPath, readJson } from "../../../src/providers/http/request.js";
 import { upstreamPools } from "../../../src/providers/http/pools.js";
@@ -12,9 +12,11 @@ import { errorDetail } from "../../../src/core/errors.js";
 import { startFakeUpstream, type Reply } from "../../fixtures/fake-upstream.js";
 import { testUpstream } from "../../fixtures/upstream.js";
 
+const asItem = (e: SseEvent) => [e];
+
 async function events(chunks: (string | Buffer)[]) {
   const out: { event: string | undefined; data: string }[] = [];
-  for await (const e of sseEvents(Readable.from(chunks.map((c) => (typeof c === "string" ? Buffer.from(c) : c))), "x")) out.push(e);
+  for await (const e of sseMap(Readable.from(chunks.map((c) => (typeof c === "string" ? Buffer.from(c) : c))), "x", asItem)) out.push(e);
   return out;
 }
 
@@ -38,7 +40,7 @@ t.test("SSE: a broken body is a ConnectError", async (t) => {
   });
   const seen: string[] = [];
   const err = await (async () => {
-    for await (const e of sseEvents(body, "x")) seen.push(e.data);
+    for await (const e of sseMap(body, "x", asItem)) seen.push(e.data);
   })().then(() => undefined, (e: unknown) => e);
   t.same(seen, ["1"]);
   t.equal(errorDetail(err as never)?.reason, "upstream_stream_truncated");
