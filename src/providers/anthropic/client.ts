@@ -1,7 +1,7 @@
 // The only Anthropic I/O: POST /v1/messages (whole or streamed) and
 // /v1/messages/count_tokens over the channel's keep-alive pool.
 import { exchangeJson, postJson, readJson, type Upstream } from "../http/request.js";
-import { eventJson, fromItems, openOnFirstNext, sseMap } from "../http/sse.js";
+import { eventJson, fromItems, NO_ITEMS, openOnFirstNext, sseMap } from "../http/sse.js";
 import { protocolError } from "../http/errors.js";
 import { parseError } from "./errors.js";
 import type * as wire from "./wire.js";
@@ -32,8 +32,6 @@ export async function postMessages(up: Upstream, body: wire.MessagesRequest, cal
   return (await exchangeJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError })) as wire.MessageResponse;
 }
 
-const NONE: readonly never[] = [];
-
 /**
  * A streamed message, each event turned into items by `feed` as it is read
  * (the request goes out on the first `next()`; sse.ts says why there is no
@@ -50,7 +48,7 @@ export function streamMessages<T>(up: Upstream, body: wire.MessagesRequest, call
     return sseMap(res.body, up.vendor, (e) => {
       const data = eventJson(e) as wire.StreamEvent | undefined;
       if (!data || typeof data !== "object") {
-        if (!e.data.trim()) return NONE;
+        if (!e.data.trim()) return NO_ITEMS;
         up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, data: e.data.slice(0, 1024) }, "upstream sent a non-JSON stream event");
         throw protocolError(up.vendor, "non-JSON stream event");
       }

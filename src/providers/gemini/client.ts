@@ -1,7 +1,7 @@
 // The only Gemini I/O: models/{model}:generateContent, :streamGenerateContent
 // (alt=sse) and :countTokens over the channel's keep-alive pool.
 import { exchangeJson, postJson, readJson, type Upstream } from "../http/request.js";
-import { eventJson, fromItems, openOnFirstNext, sseMap } from "../http/sse.js";
+import { eventJson, fromItems, NO_ITEMS, openOnFirstNext, sseMap } from "../http/sse.js";
 import { protocolError } from "../http/errors.js";
 import { parseError } from "./errors.js";
 import type * as wire from "./wire.js";
@@ -26,8 +26,6 @@ export async function generateContent(up: Upstream, model: string, body: wire.Ge
   return (await exchangeJson(up, modelPath(up, model, "generateContent"), body, { signal: call.signal, requestId: call.requestId, parseError })) as wire.GenerateContentResponse;
 }
 
-const NONE: readonly never[] = [];
-
 /**
  * A streamed generation, each chunk (a whole GenerateContentResponse) turned
  * into items by `feed` as it is read (the request goes out on the first
@@ -48,7 +46,7 @@ export function streamGenerateContent<T>(
       return fromItems((Array.isArray(v) ? v : [v]).flatMap((r) => feed(r as wire.GenerateContentResponse)));
     }
     return sseMap(res.body, up.vendor, (e) => {
-      if (!e.data.trim()) return NONE;
+      if (!e.data.trim()) return NO_ITEMS;
       const data = eventJson(e) as wire.GenerateContentResponse | undefined;
       if (!data || typeof data !== "object") {
         up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, data: e.data.slice(0, 1024) }, "upstream sent a non-JSON stream event");

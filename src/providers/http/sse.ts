@@ -15,6 +15,9 @@ export interface SseEvent {
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
+/** What an sseMap function returns for an event that makes no item (one shared empty list). */
+export const NO_ITEMS: readonly never[] = [];
+
 /**
  * The items a synchronous function makes of each event of an SSE body (none,
  * one or several an event): reading, parsing and mapping in one async step per
@@ -38,11 +41,10 @@ export function sseMap<T>(body: Readable, vendor: string, map: (e: SseEvent) => 
   // "reading" until the body ends, "ended" after (events may still be queued), "closed" after an error or return().
   let state: "reading" | "ended" | "closed" = "reading";
   const close = async (): Promise<void> => {
-    if (state === "reading") {
-      state = "closed";
-      await chunks.return?.();
-    }
+    const reading = state === "reading";
     state = "closed";
+    // Once the body ended, bodyChunks has already let go of it.
+    if (reading) await chunks.return?.();
   };
   const it: AsyncIterableIterator<T> = {
     async next(): Promise<IteratorResult<T>> {

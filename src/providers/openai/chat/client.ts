@@ -2,7 +2,7 @@
 // over the channel's keep-alive pool. (The images provider has its own client
 // in ../client.ts; both stay small rather than share a lowest common shape.)
 import { exchangeJson, postJson, readJson, type Upstream } from "../../http/request.js";
-import { eventJson, fromItems, openOnFirstNext, sseMap } from "../../http/sse.js";
+import { eventJson, fromItems, NO_ITEMS, openOnFirstNext, sseMap } from "../../http/sse.js";
 import { protocolError } from "../../http/errors.js";
 import { parseError } from "./errors.js";
 import type * as wire from "./wire.js";
@@ -37,8 +37,6 @@ export interface ChatStreamSink<T> {
   whole(r: wire.ChatResponse): readonly T[];
 }
 
-const NONE: readonly never[] = [];
-
 /**
  * A streamed chat, each chunk turned into items by the sink as it is read (the
  * request goes out on the first `next()`; sse.ts says why there is no
@@ -50,7 +48,7 @@ export function streamChat<T>(up: Upstream, body: wire.ChatRequest, call: Call, 
     if (!res.contentType.includes("text/event-stream")) return fromItems(sink.whole((await readJson(up, res)) as wire.ChatResponse));
     return sseMap(res.body, up.vendor, (e) => {
       const d = e.data.trim();
-      if (!d) return NONE;
+      if (!d) return NO_ITEMS;
       if (d === "[DONE]") return sink.done();
       const data = eventJson(e) as wire.ChatResponse | undefined;
       if (!data || typeof data !== "object") {
