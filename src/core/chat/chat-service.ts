@@ -11,6 +11,7 @@ import { checkChatInput } from "./validate.js";
 import type { PriceTable } from "../tenancy/prices.js";
 import { usageCost } from "../tenancy/chat-meter.js";
 import { moveEventToCache, moveToCache, resolveCachedContext } from "./cached-context.js";
+import { openOnFirstNext } from "../iter.js";
 
 export interface ChatServiceDeps {
   routing: ChatRouting;
@@ -77,32 +78,33 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
         throw e;
       }
     },
-    async *streamGenerate(req, ctx) {
-      const { input, cachedTokens } = await withCache(checkChatInput(req.input, { requireTurns: true }), ctx);
-      const routes = routesFor(deps.routing, input);
-      let r = routes[0];
-      const started = now();
-      let usage: Usage | undefined;
-      let status = "ok";
-      try {
-        const events = streamWithFallback(deps.routing, routes, ctx.signal, (x) => {
+    // Not an async generator: the request is checked and routed on the first
+    // next(), and from then on each next() is the routed stream's own, with
+    // the cache accounting and usage capture as its synchronous watch (a
+    // generator relaying the events cost a promise and a resumption per event).
+    streamGenerate(req, ctx) {
+      return openOnFirstNext(async () => {
+        const { input, cachedTokens } = await withCache(checkChatInput(req.input, { requireTurns: true }), ctx);
+        const routes = routesFor(deps.routing, input);
+        let r = routes[0];
+        const started = now();
+        let usage: Usage | undefined;
+        const open = (x: ChatRoute) => {
           r = x;
           return x.provider.stream(input, callCtx(ctx, x));
+        };
+        return streamWithFallback(deps.routing, routes, ctx.signal, open, {
+          each(raw) {
+            const e = moveEventToCache(raw, cachedTokens);
+            if (e.event.case === "usage") usage = e.event.value;
+            else if (e.event.case === "start" && e.event.value.usage) usage = e.event.value.usage;
+          },
+          end(how) {
+            const status = ctx.signal.aborted ? "canceled" : how.error ? `error:${how.error.code}` : "ok";
+            record(ctx, input, r, started, usage, status);
+          },
         });
-        for await (const raw of events) {
-          const e = moveEventToCache(raw, cachedTokens);
-          if (e.event.case === "usage") usage = e.event.value;
-          else if (e.event.case === "start" && e.event.value.usage) usage = e.event.value.usage;
-          yield e;
-        }
-        if (ctx.signal.aborted) status = "canceled";
-      } catch (err) {
-        const e = asConnectError(err);
-        status = ctx.signal.aborted ? "canceled" : `error:${e.code}`;
-        throw e;
-      } finally {
-        record(ctx, input, r, started, usage, status);
-      }
+      });
     },
     async countTokens(req, ctx) {
       const { input, cachedTokens } = await withCache(checkChatInput(req.input, { requireTurns: false }), ctx, false);

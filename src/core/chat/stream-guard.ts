@@ -11,6 +11,7 @@ import { create } from "../proto/create.js";
 import type { ConnectError } from "@connectrpc/connect";
 import { StreamGenerateResponseSchema, UsageSchema, type Part, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { asConnectError, Code, coreError } from "../errors.js";
+import { DONE } from "../iter.js";
 
 type Ev = StreamGenerateResponse;
 
@@ -182,21 +183,119 @@ export class StreamGuardState {
   }
 }
 
-/** Wraps a provider's stream (see the file comment). */
-export async function* guardStream(src: AsyncIterable<Ev>): AsyncGenerator<Ev> {
-  const st = new StreamGuardState();
-  let pending: Ev[] = [];
-  try {
-    for await (const e of src) {
-      pending = st.accept(e);
-      for (const x of pending) yield x;
-      pending = [];
-    }
-    pending = st.finish();
-  } catch (err) {
-    const ce = asConnectError(err);
-    for (const x of st.onFailure()) yield x;
-    throw ce;
+const NO_EVENTS: Ev[] = [];
+
+/**
+ * A provider's stream through the guard (see the file comment), one async step
+ * per source event: the checks are synchronous work on each item, where an
+ * async generator cost a promise, a result and a resumption per event. What a
+ * generator with a for-await over the source did, this does: a violation
+ * closes the source before the repair events and the error come; a source
+ * that fails is not closed again; `return()` closes a source still being read,
+ * after a `next()` that is still running (a generator queues it the same way).
+ */
+export class GuardedStream implements AsyncIterableIterator<Ev> {
+  private readonly st = new StreamGuardState();
+  /** Events to hand out before reading on: an accepted event's repairs, a finish's, a failure's. */
+  private queue: Ev[] = NO_EVENTS;
+  private at = 0;
+  /** Thrown once the queue is out. */
+  private failure: ConnectError | undefined;
+  /** Whether the source may still be read (and so needs closing on return()). */
+  private reading = true;
+  /** Nothing comes after the queue. */
+  private over = false;
+  private running: Promise<unknown> | undefined;
+
+  constructor(private readonly src: AsyncIterator<Ev>) {}
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Ev> {
+    return this;
   }
-  for (const x of pending) yield x;
+
+  next(): Promise<IteratorResult<Ev>> {
+    const p = this.step();
+    this.running = p;
+    return p;
+  }
+
+  return(_value?: unknown): Promise<IteratorResult<Ev>> {
+    const close = (): Promise<IteratorResult<Ev>> => {
+      const wasReading = this.reading;
+      this.stop();
+      if (!wasReading || !this.src.return) return Promise.resolve(DONE);
+      return this.src.return().then(
+        () => DONE,
+        (err: unknown) => Promise.reject(asConnectError(err)),
+      );
+    };
+    return this.running ? this.running.then(close, close) : close();
+  }
+
+  private stop(): void {
+    this.reading = false;
+    this.over = true;
+    this.queue = NO_EVENTS;
+    this.at = 0;
+    this.failure = undefined;
+  }
+
+  private step(): Promise<IteratorResult<Ev>> {
+    if (this.at < this.queue.length) return Promise.resolve({ done: false, value: this.queue[this.at++]! });
+    if (this.failure) {
+      const f = this.failure;
+      this.stop();
+      return Promise.reject(f);
+    }
+    if (this.over) return Promise.resolve(DONE);
+    return this.src.next().then(this.onItem, this.onError);
+  }
+
+  private readonly onItem = (r: IteratorResult<Ev>): IteratorResult<Ev> | Promise<IteratorResult<Ev>> => {
+    if (r.done) {
+      this.reading = false;
+      try {
+        this.enqueue(this.st.finish());
+      } catch (err) {
+        return this.fail(err);
+      }
+      this.over = true;
+      return this.step();
+    }
+    let out: Ev[];
+    try {
+      out = this.st.accept(r.value);
+    } catch (err) {
+      // As a for-await does: the source is closed first, and what closing it throws is dropped.
+      this.reading = false;
+      const fail = () => this.fail(err);
+      return this.src.return ? this.src.return().then(fail, fail) : fail();
+    }
+    if (out.length === 1 && out[0] === r.value) return r;
+    if (out.length === 0) return this.src.next().then(this.onItem, this.onError);
+    this.enqueue(out);
+    return { done: false, value: this.queue[this.at++]! };
+  };
+
+  private readonly onError = (err: unknown): Promise<IteratorResult<Ev>> => {
+    this.reading = false;
+    return this.fail(err);
+  };
+
+  private fail(err: unknown): Promise<IteratorResult<Ev>> {
+    const ce = asConnectError(err);
+    this.enqueue(this.st.onFailure());
+    this.failure = ce;
+    return this.step();
+  }
+
+  private enqueue(evs: Ev[]): void {
+    this.queue = evs;
+    this.at = 0;
+  }
+}
+
+/** Wraps a provider's stream (see the file comment). */
+export function guardStream(src: AsyncIterable<Ev>): GuardedStream {
+  return new GuardedStream(src[Symbol.asyncIterator]());
 }

@@ -9,7 +9,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ConnectError } from "@connectrpc/connect";
 import type { StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { guardStream } from "../chat/stream-guard.js";
+import { guardStream, type GuardedStream } from "../chat/stream-guard.js";
+import { DONE } from "../iter.js";
 import { asConnectError, Code, coreError, errorDetail } from "../errors.js";
 import type { ChatRoute, ChatRouting } from "./chat-routing.js";
 
@@ -122,51 +123,157 @@ export async function unaryWithFallback<T>(routing: ChatRouting, routes: ChatRou
   throw step.value ?? canceled();
 }
 
+/** What the caller of streamWithFallback adds to the stream (the chat service: cache accounting, usage capture, the usage record). */
+export interface FallbackWatch {
+  /** Each event, before it is passed on. */
+  each?(e: StreamGenerateResponse): void;
+  /**
+   * Once, when a started stream ends: it completed, it failed (with the error
+   * its reader gets), or its reader stopped early (neither).
+   */
+  end?(how: { completed: boolean; error?: ConnectError }): void;
+}
+
 /**
  * Streams over the routes with retry and fallover until the first event is
  * out; each attempt's events pass through the stream guard.
  */
-export async function* streamWithFallback(
+export function streamWithFallback(
   routing: ChatRouting,
   routes: ChatRoute[],
   signal: AbortSignal,
   open: (route: ChatRoute) => AsyncIterable<StreamGenerateResponse>,
-): AsyncGenerator<StreamGenerateResponse> {
-  const it = attempts({ routing, routes, signal });
-  let step = await it.next(undefined);
-  while (!step.done) {
-    const route = step.value;
-    let events: AsyncIterator<StreamGenerateResponse>;
-    let first: IteratorResult<StreamGenerateResponse>;
-    try {
-      events = guardStream(open(route))[Symbol.asyncIterator]();
-      first = await events.next();
-    } catch (err) {
-      step = await it.next(asConnectError(err));
-      continue;
-    }
-    await it.return(undefined);
-    routing.report(route, true);
-    try {
-      if (first.done) return;
-      yield first.value;
-      for (;;) {
-        const n = await events.next();
-        if (n.done) return;
-        // Once the caller is gone nobody reads what the guard may still
-        // synthesise; end now so the caller's bookkeeping runs.
-        if (signal.aborted) throw canceled();
-        yield n.value;
+  watch: FallbackWatch = {},
+): FallbackStream {
+  return new FallbackStream(routing, routes, signal, open, watch);
+}
+
+type Ev = StreamGenerateResponse;
+
+/**
+ * The stream streamWithFallback returns. The first `next()` walks the
+ * attempts (an async function, once a stream); after that each `next()` is
+ * the guarded stream's own plus synchronous work (the abort check, the
+ * watch), where an async generator relaying the events cost a promise, a
+ * result and a resumption per event. `return()` waits for a `next()` that is
+ * still running, as a generator's would.
+ */
+export class FallbackStream implements AsyncIterableIterator<Ev> {
+  private events: GuardedStream | undefined;
+  private route: ChatRoute | undefined;
+  private started = false;
+  private over = false;
+  private running: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly routing: ChatRouting,
+    private readonly routes: ChatRoute[],
+    private readonly signal: AbortSignal,
+    private readonly open: (route: ChatRoute) => AsyncIterable<Ev>,
+    private readonly watch: FallbackWatch,
+  ) {}
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Ev> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<Ev>> {
+    let p: Promise<IteratorResult<Ev>>;
+    if (this.over) p = Promise.resolve(DONE);
+    else if (this.events) p = this.events.next().then(this.onEvent, this.onError);
+    else if (!this.started) {
+      this.started = true;
+      p = this.first();
+    } else p = this.running!.then(
+        () => this.next(),
+        () => this.next(),
+      );
+    this.running = p;
+    return p;
+  }
+
+  return(_value?: unknown): Promise<IteratorResult<Ev>> {
+    const close = async (): Promise<IteratorResult<Ev>> => {
+      if (this.over) return DONE;
+      this.over = true;
+      // A stream that never started ran nothing: nothing to close or report.
+      if (!this.events) return DONE;
+      try {
+        await this.events.return();
+      } finally {
+        this.watch.end?.({ completed: false });
       }
+      return DONE;
+    };
+    return this.running ? this.running.then(close, close) : close();
+  }
+
+  /** Walks the attempts until one gives its first event (or none is left). */
+  private async first(): Promise<IteratorResult<Ev>> {
+    const { routing, routes, signal } = this;
+    try {
+      const it = attempts({ routing, routes, signal });
+      let step = await it.next(undefined);
+      while (!step.done) {
+        const route = step.value;
+        let events: GuardedStream;
+        let first: IteratorResult<Ev>;
+        try {
+          events = guardStream(this.open(route));
+          first = await events.next();
+        } catch (err) {
+          step = await it.next(asConnectError(err));
+          continue;
+        }
+        await it.return(undefined);
+        routing.report(route, true);
+        this.events = events;
+        this.route = route;
+        // The first event passes without the abort check the later ones get.
+        if (first.done) return this.onEvent(first);
+        this.watch.each?.(first.value);
+        return first;
+      }
+      throw step.value ?? canceled();
     } catch (err) {
-      // The caller went away: whatever the upstream did next is a cancellation.
-      if (signal.aborted) throw canceled();
+      this.over = true;
       const e = asConnectError(err);
-      if (countsAgainst(e)) routing.report(route, false, e);
+      this.watch.end?.({ completed: false, error: e });
       throw e;
-    } finally {
-      await events.return?.(undefined);
     }
   }
-  throw step.value ?? canceled();
+
+  private readonly onEvent = (r: IteratorResult<Ev>): IteratorResult<Ev> | Promise<IteratorResult<Ev>> => {
+    if (r.done) {
+      this.over = true;
+      this.watch.end?.({ completed: true });
+      return DONE;
+    }
+    // Once the caller is gone nobody reads what the guard may still
+    // synthesise; end now so the caller's bookkeeping runs.
+    if (this.signal.aborted) return this.fail(canceled());
+    this.watch.each?.(r.value);
+    return r;
+  };
+
+  private readonly onError = (err: unknown): Promise<IteratorResult<Ev>> => this.fail(err);
+
+  /** Ends a committed stream with its failure: reported against the route, the source closed. */
+  private async fail(err: unknown): Promise<never> {
+    this.over = true;
+    let e: ConnectError;
+    // The caller went away: whatever the upstream did next is a cancellation.
+    if (this.signal.aborted) e = canceled();
+    else {
+      e = asConnectError(err);
+      if (countsAgainst(e)) this.routing.report(this.route!, false, e);
+    }
+    try {
+      await this.events!.return();
+    } catch {
+      // The failure is what the reader learns.
+    }
+    this.watch.end?.({ completed: false, error: e });
+    throw e;
+  }
 }

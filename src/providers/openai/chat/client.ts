@@ -2,7 +2,8 @@
 // over the channel's keep-alive pool. (The images provider has its own client
 // in ../client.ts; both stay small rather than share a lowest common shape.)
 import { exchangeJson, postJson, readJson, type Upstream } from "../../http/request.js";
-import { eventJson, fromItems, NO_ITEMS, openOnFirstNext, sseMap } from "../../http/sse.js";
+import { fromItems, openOnFirstNext } from "../../../core/iter.js";
+import { eventJson, NO_ITEMS, sseMap } from "../../http/sse.js";
 import { protocolError } from "../../http/errors.js";
 import { parseError } from "./errors.js";
 import type * as wire from "./wire.js";
