@@ -168,18 +168,22 @@ export function fromCoreLogprobs(l: LogprobsResult): JsonObject {
   };
 }
 
+// The renderers below build each object field by field, in the order
+// Gemini sends them: a conditional spread per optional field costs a
+// temporary object and a copy each, on every answer.
 export function fromCoreCandidate(c: Candidate, opts: ResponseOptions): JsonObject {
-  return {
+  const o: JsonObject = {
     content: { parts: fromCoreParts(c.parts, opts.includeThoughts), role: "model" } as JsonObject,
     finishReason: fromCoreFinish(c.finishReason, c.vendorFinishReason),
     index: c.index,
-    ...(c.safetyRatings.length ? { safetyRatings: fromCoreSafetyRatings(c.safetyRatings) } : {}),
-    ...(c.finishMessage ? { finishMessage: c.finishMessage } : {}),
-    ...(c.citationMetadata ? { citationMetadata: c.citationMetadata } : {}),
-    ...(c.groundingMetadata ? { groundingMetadata: c.groundingMetadata } : {}),
-    ...(c.avgLogprobs !== undefined ? { avgLogprobs: c.avgLogprobs } : {}),
-    ...(c.logprobs ? { logprobsResult: fromCoreLogprobs(c.logprobs) } : {}),
   };
+  if (c.safetyRatings.length) o.safetyRatings = fromCoreSafetyRatings(c.safetyRatings);
+  if (c.finishMessage) o.finishMessage = c.finishMessage;
+  if (c.citationMetadata) o.citationMetadata = c.citationMetadata;
+  if (c.groundingMetadata) o.groundingMetadata = c.groundingMetadata;
+  if (c.avgLogprobs !== undefined) o.avgLogprobs = c.avgLogprobs;
+  if (c.logprobs) o.logprobsResult = fromCoreLogprobs(c.logprobs);
+  return o;
 }
 
 function details(list: ModalityTokens[]): JsonObject[] {
@@ -203,18 +207,17 @@ export function fromCoreUsage(u: Usage | undefined): JsonObject {
   const thoughts = u.thinkingTokens;
   const candidates = u.outputTokens > thoughts ? u.outputTokens - thoughts : 0n;
   const outDetails = u.outputDetails.map((d) => (d.modality === Modality.TEXT && d.tokenCount === u.outputTokens ? { ...d, tokenCount: candidates } : d));
-  return {
-    promptTokenCount: Number(prompt),
-    ...(u.cacheReadTokens > 0n ? { cachedContentTokenCount: Number(u.cacheReadTokens) } : {}),
-    candidatesTokenCount: Number(candidates),
-    ...(u.toolUsePromptTokens > 0n ? { toolUsePromptTokenCount: Number(u.toolUsePromptTokens) } : {}),
-    ...(thoughts > 0n ? { thoughtsTokenCount: Number(thoughts) } : {}),
-    totalTokenCount: Number(prompt + u.outputTokens + u.toolUsePromptTokens),
-    promptTokensDetails: mergeDetails(u.inputDetails, u.cacheDetails),
-    ...(u.cacheDetails.length ? { cacheTokensDetails: details(u.cacheDetails) } : {}),
-    ...(outDetails.length ? { candidatesTokensDetails: details(outDetails as ModalityTokens[]) } : {}),
-    ...(u.toolUseDetails.length ? { toolUsePromptTokensDetails: details(u.toolUseDetails) } : {}),
-  };
+  const o: JsonObject = { promptTokenCount: Number(prompt) };
+  if (u.cacheReadTokens > 0n) o.cachedContentTokenCount = Number(u.cacheReadTokens);
+  o.candidatesTokenCount = Number(candidates);
+  if (u.toolUsePromptTokens > 0n) o.toolUsePromptTokenCount = Number(u.toolUsePromptTokens);
+  if (thoughts > 0n) o.thoughtsTokenCount = Number(thoughts);
+  o.totalTokenCount = Number(prompt + u.outputTokens + u.toolUsePromptTokens);
+  o.promptTokensDetails = mergeDetails(u.inputDetails, u.cacheDetails);
+  if (u.cacheDetails.length) o.cacheTokensDetails = details(u.cacheDetails);
+  if (outDetails.length) o.candidatesTokensDetails = details(outDetails as ModalityTokens[]);
+  if (u.toolUseDetails.length) o.toolUsePromptTokensDetails = details(u.toolUseDetails);
+  return o;
 }
 
 /** Usage known before any output: the prompt only. */
@@ -225,14 +228,14 @@ export function promptOnlyUsage(u: Usage | undefined): JsonObject | undefined {
 }
 
 export function fromCoreResponse(resp: GenerateResponse, opts: ResponseOptions): JsonObject {
+  const o: JsonObject = {};
+  if (resp.candidates.length) o.candidates = resp.candidates.map((c) => fromCoreCandidate(c, opts));
   const pf = fromCorePromptFeedback(resp.promptFeedback);
-  return {
-    ...(resp.candidates.length ? { candidates: resp.candidates.map((c) => fromCoreCandidate(c, opts)) } : {}),
-    ...(pf ? { promptFeedback: pf } : {}),
-    usageMetadata: fromCoreUsage(resp.usage),
-    modelVersion: resp.modelVersion || resp.model,
-    responseId: resp.id,
-  };
+  if (pf) o.promptFeedback = pf;
+  o.usageMetadata = fromCoreUsage(resp.usage);
+  o.modelVersion = resp.modelVersion || resp.model;
+  o.responseId = resp.id;
+  return o;
 }
 
 export function fromCoreCountTokens(r: CountTokensResponse): JsonObject {

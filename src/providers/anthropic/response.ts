@@ -51,16 +51,34 @@ export function usageOf(u: wire.Usage | undefined): Usage {
 /** Usage fields the neutral Usage does not name (service_tier, server_tool_use, ...). */
 export function usageExtras(u: wire.Usage | undefined): JsonObject | undefined {
   if (!u) return undefined;
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(u)) if (!USAGE_FIELDS.has(k) && v !== undefined) out[k] = v as JsonObject[string];
-  return Object.keys(out).length ? out : undefined;
+  return unknownFields(u, USAGE_FIELDS, false);
 }
 
-function extrasOf(block: wire.ResponseBlock, known: string[]): Record<string, JsonObject> {
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(block)) if (!known.includes(k) && v !== undefined) out[k] = v as JsonObject[string];
-  return Object.keys(out).length ? { [VENDOR]: out } : {};
+/**
+ * The fields of a parsed JSON object that `known` does not name (undefined
+ * values, and nulls when asked, left out), or undefined when there are none.
+ * Keys, not Object.entries: one array a call instead of one per field.
+ */
+function unknownFields(o: object, known: ReadonlySet<string>, dropNull: boolean): JsonObject | undefined {
+  let out: JsonObject | undefined;
+  for (const k of Object.keys(o)) {
+    if (known.has(k)) continue;
+    const v = (o as Record<string, unknown>)[k];
+    if (v === undefined || (dropNull && v === null)) continue;
+    (out ??= {})[k] = v as JsonObject[string];
+  }
+  return out;
 }
+
+function extrasOf(block: wire.ResponseBlock, known: ReadonlySet<string>): Record<string, JsonObject> {
+  const out = unknownFields(block, known, false);
+  return out ? { [VENDOR]: out } : {};
+}
+
+const TEXT_FIELDS = new Set(["type", "text", "citations"]);
+const THINKING_FIELDS = new Set(["type", "thinking", "signature"]);
+const REDACTED_FIELDS = new Set(["type", "data"]);
+const TOOL_USE_FIELDS = new Set(["type", "id", "name", "input"]);
 
 /** One content block -> a neutral part; blocks the neutral model has no kind for keep their JSON in vendor_extras. */
 export function partOf(b: wire.ResponseBlock): Part {
@@ -68,23 +86,23 @@ export function partOf(b: wire.ResponseBlock): Part {
     case "text":
       return create(PartSchema, {
         kind: { case: "text", value: { text: b.text ?? "", citations: (b.citations ?? []) as JsonObject[] } },
-        vendorExtras: extrasOf(b, ["type", "text", "citations"]),
+        vendorExtras: extrasOf(b, TEXT_FIELDS),
       });
     case "thinking":
       return create(PartSchema, {
         kind: { case: "thinking", value: { text: b.thinking ?? "" } },
         ...(b.signature ? { signature: { issuer: VENDOR, value: b.signature } } : {}),
-        vendorExtras: extrasOf(b, ["type", "thinking", "signature"]),
+        vendorExtras: extrasOf(b, THINKING_FIELDS),
       });
     case "redacted_thinking":
-      return create(PartSchema, { kind: { case: "redactedThinking", value: { data: b.data ?? "", issuer: VENDOR } }, vendorExtras: extrasOf(b, ["type", "data"]) });
+      return create(PartSchema, { kind: { case: "redactedThinking", value: { data: b.data ?? "", issuer: VENDOR } }, vendorExtras: extrasOf(b, REDACTED_FIELDS) });
     case "tool_use":
       return create(PartSchema, {
         kind: {
           case: "toolCall",
           value: { id: b.id ?? "", name: b.name ?? "", arguments: typeof b.input === "string" ? argsObject(b.input) : ((b.input ?? {}) as JsonObject) },
         },
-        vendorExtras: extrasOf(b, ["type", "id", "name", "input"]),
+        vendorExtras: extrasOf(b, TOOL_USE_FIELDS),
       });
     default:
       return create(PartSchema, { vendorExtras: { [VENDOR]: b as JsonObject } });
@@ -95,11 +113,10 @@ const MESSAGE_FIELDS = new Set(["id", "type", "role", "model", "content", "stop_
 
 /** Message-level fields the neutral response does not name (container, stop_details, ...), plus usage extras. */
 export function messageExtras(m: wire.MessageResponse): Record<string, JsonObject> {
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(m)) if (!MESSAGE_FIELDS.has(k) && v !== undefined && v !== null) out[k] = v as JsonObject[string];
+  let out = unknownFields(m, MESSAGE_FIELDS, true);
   const ue = usageExtras(m.usage);
-  if (ue) out.usage = ue;
-  return Object.keys(out).length ? { [VENDOR]: out } : {};
+  if (ue) (out ??= {}).usage = ue;
+  return out ? { [VENDOR]: out } : {};
 }
 
 export function fromVendorResponse(m: wire.MessageResponse, ctx: { model: string; channel: string }): GenerateResponse {

@@ -126,6 +126,11 @@ t.test("usage: prompt includes the cache, candidates exclude thoughts", async (t
     candidatesTokensDetails: [{ modality: "TEXT", tokenCount: 5 }],
     toolUsePromptTokensDetails: [{ modality: "TEXT", tokenCount: 4 }],
   });
+  t.same(
+    Object.keys(fromCoreUsage(u)),
+    ["promptTokenCount", "cachedContentTokenCount", "candidatesTokenCount", "toolUsePromptTokenCount", "thoughtsTokenCount", "totalTokenCount", "promptTokensDetails", "cacheTokensDetails", "candidatesTokensDetails", "toolUsePromptTokensDetails"],
+    "fields in the order Gemini sends them",
+  );
   t.same(fromCoreUsage(undefined), { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 });
 });
 
@@ -170,7 +175,11 @@ t.test("a whole response, and a blocked one", async (t) => {
     usage: { inputTokens: 3n },
     promptFeedback: { blockReason: BlockReason.SAFETY, blockMessage: "no", safetyRatings: [{ category: HarmCategory.DANGEROUS_CONTENT, probability: HarmProbability.HIGH, blocked: true }] },
   });
+  const whole = fromCoreResponse(resp, { includeThoughts: false });
+  t.same(Object.keys(whole), ["candidates", "usageMetadata", "modelVersion", "responseId"], "fields in the order Gemini sends them");
+  t.same(Object.keys((whole.candidates as object[])[0]!), ["content", "finishReason", "index", "safetyRatings", "avgLogprobs", "logprobsResult"]);
   const b = fromCoreResponse(blocked, { includeThoughts: false });
+  t.same(Object.keys(b), ["promptFeedback", "usageMetadata", "modelVersion", "responseId"]);
   t.equal(b.candidates, undefined);
   t.same(b.promptFeedback, { blockReason: "SAFETY", safetyRatings: [{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH", blocked: true }], blockReasonMessage: "no" });
   t.equal(b.modelVersion, "m", "modelVersion falls back to the model");
