@@ -331,7 +331,7 @@ export function fromCoreMessage(resp: GenerateResponse, fallback: { id: string; 
   const content = parts.map(fromCorePart).filter((b): b is wire.ResponseBlock => b !== undefined && !(b.type === "text" && b.text === ""));
   const blocked = isBlocked(resp);
   const stop = blocked ? "refusal" : stopReasonOf(cand?.finishReason ?? FinishReason.STOP, parts.some((p) => p.kind.case === "toolCall"));
-  return {
+  const m: wire.MessageResponse = {
     id: resp.id || fallback.id,
     type: "message",
     role: "assistant",
@@ -339,7 +339,8 @@ export function fromCoreMessage(resp: GenerateResponse, fallback: { id: string; 
     content,
     stop_reason: stop,
     stop_sequence: cand?.stopSequence || null,
-    ...(stop === "refusal" ? { stop_details: { type: "refusal" as const, category: null, explanation: resp.promptFeedback?.blockMessage || cand?.finishMessage || null } } : {}),
-    usage: usageOf(resp.usage),
-  };
+  } as wire.MessageResponse;
+  if (stop === "refusal") m.stop_details = { type: "refusal", category: null, explanation: resp.promptFeedback?.blockMessage || cand?.finishMessage || null };
+  m.usage = usageOf(resp.usage);
+  return m;
 }

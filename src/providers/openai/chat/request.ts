@@ -151,7 +151,8 @@ export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: {
       if (m) messages.push(m);
     } else messages.push(...userMessages(t.parts, ti));
   });
-  const body: wire.ChatRequest = { ...(input.vendorExtras[VENDOR] ?? {}), model: upstreamModel, messages };
+  const ve = input.vendorExtras[VENDOR];
+  const body: wire.ChatRequest = ve ? { ...ve, model: upstreamModel, messages } : { model: upstreamModel, messages };
   if (c?.maxOutputTokens !== undefined) body[opts.official ? "max_completion_tokens" : "max_tokens"] = c.maxOutputTokens;
   if (c?.temperature !== undefined) body.temperature = c.temperature;
   if (c?.topP !== undefined) body.top_p = c.topP;
