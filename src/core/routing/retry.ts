@@ -184,10 +184,11 @@ export class FallbackStream implements AsyncIterableIterator<Ev> {
     else if (!this.started) {
       this.started = true;
       p = this.first();
-    } else p = this.running!.then(
-        () => this.next(),
-        () => this.next(),
-      );
+    } else {
+      // A next() beside the opening one waits for it, as a generator's would.
+      const again = () => this.next();
+      p = this.running!.then(again, again);
+    }
     this.running = p;
     return p;
   }
