@@ -4,6 +4,7 @@
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { createParser } from "eventsource-parser";
+import { DONE } from "../../core/iter.js";
 import { transportError } from "./errors.js";
 import { discard } from "./request.js";
 
@@ -12,8 +13,6 @@ export interface SseEvent {
   event: string | undefined;
   data: string;
 }
-
-import { DONE } from "../../core/iter.js";
 
 /** What an sseMap function returns for an event that makes no item (one shared empty list). */
 export const NO_ITEMS: readonly never[] = [];
