@@ -144,9 +144,15 @@ const imagesSchema = z
     urlTtlMs: positiveInt.default(60 * 60 * 1000),
     /** How often the sweeper deletes expired files. */
     sweepIntervalMs: positiveInt.default(60 * 1000),
+    /**
+     * File bytes that no metadata refers to (a crash between writing the
+     * bytes and recording them) are deleted once they are this old; also how
+     * often they are looked for. 0 turns this off.
+     */
+    orphanGraceMs: positiveInt.default(60 * 60 * 1000),
   })
   .strict()
-  .default({ aliases: DEFAULT_IMAGE_ALIASES, urlTtlMs: 60 * 60 * 1000, sweepIntervalMs: 60 * 1000 });
+  .default({ aliases: DEFAULT_IMAGE_ALIASES, urlTtlMs: 60 * 60 * 1000, sweepIntervalMs: 60 * 1000, orphanGraceMs: 60 * 60 * 1000 });
 
 /**
  * Video generation (/v1/video/generations and /v1/videos): durable tasks of

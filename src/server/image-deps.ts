@@ -37,7 +37,7 @@ export function createFileDeps(config: Config, storage: Storage, now: () => numb
   const blobs = fsBlobStore({ dir: config.filesDir ?? path.join(config.dataDir, "files"), files: storage.files, now });
   // A shared files dir also shares the URL secret, so every instance verifies every URL.
   const urlSecret = resolveUrlSecret(config.urlSecret, config.filesDir ?? config.dataDir);
-  const sweeper = startSweeper(blobs, { intervalMs: config.images.sweepIntervalMs, now, ...(onError ? { onError } : {}) });
+  const sweeper = startSweeper(blobs, { intervalMs: config.images.sweepIntervalMs, orphanGraceMs: config.images.orphanGraceMs, now, ...(onError ? { onError } : {}) });
   return { blobs, urlSecret, sweeper };
 }
 

@@ -198,6 +198,8 @@ export interface FileStore {
   get(id: string): Promise<FileRecord | undefined>;
   delete(id: string): Promise<boolean>;
   listExpired(now: number, limit: number): Promise<FileRecord[]>;
+  /** Which of these ids have a record. */
+  existing(ids: readonly string[]): Promise<Set<string>>;
 }
 
 /** A cached chat context (the generate-content cachedContents resource). */

@@ -350,6 +350,10 @@ export function storageConformance(t: Test, open: OpenStorage): void {
     t.same(ids(await s.files.listExpired(T0 + 100, 10)), ["file_3", "file_1"], "expired at now (inclusive), soonest first; no expiry never");
     t.same(ids(await s.files.listExpired(T0 + 100, 1)), ["file_3"], "limited");
     t.same(await s.files.listExpired(T0 + 49, 10), []);
+    t.same([...(await s.files.existing(["file_9", "file_2", "file_1", "x'); DROP TABLE files; --", "file_4"]))].sort(), ["file_1", "file_2", "file_4"], "existing: the ids that have a record");
+    t.same([...(await s.files.existing([]))], [], "existing: none asked, none found");
+    const many = Array.from({ length: 40_000 }, (_, i) => `file_m${i}`);
+    t.same([...(await s.files.existing([...many, "file_3"]))], ["file_3"], "existing: a list longer than a statement's parameter limit");
     t.equal(await s.files.delete("file_1"), true);
     t.equal(await s.files.delete("file_1"), false);
     t.equal(await s.files.get("file_1"), undefined);

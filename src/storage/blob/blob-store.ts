@@ -6,7 +6,8 @@
 // in a ByteStore, the only part that differs per backend: the filesystem
 // (fs-blob-store.ts, <dataDir>/files or a shared OMNIGATE_FILES_DIR) today; an
 // S3-compatible bucket implements the same three methods (PutObject, GetObject,
-// DeleteObject; see docs/storage.md). URLs stay gateway-signed
+// DeleteObject; a listing, optionally, for the orphan sweep; see
+// docs/storage.md). URLs stay gateway-signed
 // (signed-url.ts), so clients never see where the bytes are.
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
@@ -40,6 +41,23 @@ export interface BlobStore {
   delete(id: string): Promise<boolean>;
   /** Deletes every file expired at `now`; returns how many were deleted. */
   sweep(now: number): Promise<number>;
+  /**
+   * Deletes bytes that no metadata refers to and that were last written
+   * before `before`: what a crash between a put's two steps left behind (the
+   * bytes, or a write that never finished). Returns how many were deleted; 0
+   * for a ByteStore that cannot list what it holds.
+   */
+  sweepOrphans(before: number): Promise<number>;
+}
+
+/** One stored object as a ByteStore lists it. */
+export interface StoredBytes {
+  /** The file id, or undefined for the leftover of a write that never finished. */
+  id: string | undefined;
+  /** When the bytes were last written (ms since the epoch). */
+  modifiedMs: number;
+  /** Removes these bytes (no error when they are gone already). */
+  remove(): Promise<void>;
 }
 
 /**
@@ -54,6 +72,12 @@ export interface ByteStore {
   read(id: string): Promise<Readable | undefined>;
   /** Removes the bytes; no error when there are none. */
   remove(id: string): Promise<void>;
+  /**
+   * Everything it holds (finished files and unfinished writes, nothing else),
+   * for the orphan sweep; optional (a store without it is never swept for
+   * orphans).
+   */
+  scan?(): AsyncIterable<StoredBytes>;
 }
 
 /** File ids are opaque, URL-safe and never contain path separators. */
@@ -125,6 +149,37 @@ export function blobStore(opts: BlobStoreOptions): BlobStore {
         for (const f of expired) if (await remove(f.id)) count++;
         if (expired.length < batch) return count;
       }
+    },
+
+    // Only bytes older than `before` are looked at: a put writes its bytes
+    // and then its metadata within moments, so the grace the caller leaves
+    // (an hour by default) keeps the sweep from racing a put, on this
+    // instance or on another one sharing the store.
+    async sweepOrphans(before) {
+      if (!bytes.scan) return 0;
+      let count = 0;
+      let pending: StoredBytes[] = [];
+      const settle = async () => {
+        const known = await files.existing(pending.map((b) => b.id!));
+        for (const b of pending) {
+          if (known.has(b.id!)) continue;
+          await b.remove();
+          count++;
+        }
+        pending = [];
+      };
+      for await (const b of bytes.scan()) {
+        if (b.modifiedMs >= before) continue;
+        if (b.id === undefined) {
+          await b.remove();
+          count++;
+          continue;
+        }
+        pending.push(b);
+        if (pending.length >= batch) await settle();
+      }
+      if (pending.length) await settle();
+      return count;
     },
   };
 }

@@ -3,10 +3,13 @@
 // storage.files. Writes go to a temporary name first and are renamed into
 // place, so a reader never sees half a file.
 import { randomBytes } from "node:crypto";
-import { mkdir, open, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, opendir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { FileStore } from "../types.js";
-import { blobStore, type BlobStore, type ByteStore } from "./blob-store.js";
+import { blobStore, FILE_ID, type BlobStore, type ByteStore, type StoredBytes } from "./blob-store.js";
+
+/** A write in progress (or one a crash cut short): `.<id>.<8 hex>.tmp`. */
+const TEMP_NAME = /^\.(file_[0-9a-f]{32})\.[0-9a-f]{8}\.tmp$/;
 
 export function fsByteStore(dir: string): ByteStore {
   let ready: Promise<unknown> | undefined;
@@ -32,6 +35,26 @@ export function fsByteStore(dir: string): ByteStore {
     },
     async remove(id) {
       await rm(fileOf(id), { force: true });
+    },
+    // Names that are neither a file id nor one of our temporary names (the
+    // URL secret, anything an operator put there) are never listed.
+    async *scan(): AsyncIterable<StoredBytes> {
+      let entries;
+      try {
+        entries = await opendir(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+        throw err;
+      }
+      for await (const e of entries) {
+        const id = FILE_ID.test(e.name) ? e.name : TEMP_NAME.test(e.name) ? undefined : null;
+        if (id === null || !e.isFile()) continue;
+        const file = fileOf(e.name);
+        // Gone since it was listed (deleted or renamed into place): nothing to sweep.
+        const st = await stat(file).catch(() => undefined);
+        if (!st) continue;
+        yield { id, modifiedMs: st.mtimeMs, remove: () => rm(file, { force: true }) };
+      }
     },
   };
 }

@@ -26,5 +26,10 @@ export function pgFileStore(db: Db): FileStore {
       const r = await db.query<Row>("SELECT * FROM files WHERE expire_time IS NOT NULL AND expire_time <= $1 ORDER BY expire_time, id LIMIT $2", [now, limit]);
       return r.rows.map(fromRow);
     },
+    async existing(ids) {
+      if (!ids.length) return new Set();
+      const r = await db.query<{ id: string }>("SELECT id FROM files WHERE id = ANY($1::text[])", [ids]);
+      return new Set(r.rows.map((x) => x.id));
+    },
   };
 }

@@ -8,6 +8,7 @@ export function sqliteFileStore(db: Database.Database): FileStore {
   );
   const byId = db.prepare("SELECT * FROM files WHERE id = ?");
   const del = db.prepare("DELETE FROM files WHERE id = ?");
+  const known = db.prepare("SELECT id FROM files WHERE id IN (SELECT value FROM json_each(?))");
   const expired = db.prepare("SELECT * FROM files WHERE expire_time IS NOT NULL AND expire_time <= ? ORDER BY expire_time LIMIT ?");
   return {
     async insert(f) {
@@ -22,6 +23,11 @@ export function sqliteFileStore(db: Database.Database): FileStore {
     },
     async listExpired(now, limit) {
       return (expired.all(now, limit) as Row[]).map(fromRow);
+    },
+    async existing(ids) {
+      // One statement for the whole list (SQLite reads the JSON array itself; no limit on parameters).
+      const rows = known.all(JSON.stringify(ids)) as { id: string }[];
+      return new Set(rows.map((r) => r.id));
     },
   };
 }

@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { text } from "node:stream/consumers";
 import t, { type Test } from "tap";
-import { fsBlobStore } from "../../../src/storage/blob/fs-blob-store.js";
+import { fsBlobStore, fsByteStore } from "../../../src/storage/blob/fs-blob-store.js";
 import { resolveUrlSecret, signFileUrl, URL_SECRET_FILE, verifyFileUrl } from "../../../src/storage/blob/signed-url.js";
 import { startSweeper } from "../../../src/storage/blob/sweeper.js";
 import { openSqliteStorage } from "../../../src/storage/sqlite/sqlite-storage.js";
@@ -79,6 +79,64 @@ t.test("sweeper: runOnce, shared in-flight runs, errors reported, stop", async (
   for (let i = 0; i < 200 && !errors.length; i++) await new Promise((r) => setTimeout(r, 5));
   failing.stop();
   t.match((errors[0] as Error).message, "disk gone");
+});
+
+// What a crash between a put's two steps leaves: the bytes written (or a
+// temporary file mid-write) and no record. The orphan sweep deletes those
+// once they are older than the grace it is given, and nothing else.
+t.test("orphan sweep: bytes without a record, older than the cutoff, and nothing else", async (t) => {
+  const { dir, blobs, storage } = setup(t);
+  const files = path.join(dir, "files");
+  const hourAgo = Date.now() - 60 * 60 * 1000;
+  const age = (name: string, ms: number) => utimesSync(path.join(files, name), new Date(ms), new Date(ms));
+  const kept = await Promise.all([1, 2, 3].map((i) => blobs.put(Buffer.from(`kept ${i}`), { mimeType: "text/plain", kind: "image" })));
+  for (const k of kept) age(k.id, hourAgo - 5000);
+  const bytes = fsByteStore(files);
+  const orphanId = (c: string) => "file_" + c.repeat(32);
+  // Three old orphans (over two batches of 2 with the records), one fresh one (a put that may still record it).
+  for (const c of ["a", "b", "c", "d"]) await bytes.write(orphanId(c), Buffer.from(c), "text/plain");
+  for (const c of ["a", "b", "c"]) age(orphanId(c), hourAgo - 1000);
+  const oldTemp = `.${orphanId("e")}.0123abcd.tmp`;
+  const newTemp = `.${orphanId("f")}.0123abcd.tmp`;
+  writeFileSync(path.join(files, oldTemp), "half");
+  writeFileSync(path.join(files, newTemp), "half");
+  age(oldTemp, hourAgo - 1000);
+  // Not ours: never touched, however old.
+  writeFileSync(path.join(files, "url-secret"), "s");
+  writeFileSync(path.join(files, "notes.txt"), "n");
+  mkdirSync(path.join(files, orphanId("9")));
+  for (const n of ["url-secret", "notes.txt", orphanId("9")]) age(n, hourAgo - 1000);
+
+  t.equal(await blobs.sweepOrphans(hourAgo), 4, "three orphaned files and one unfinished write");
+  t.same(readdirSync(files).sort(), [newTemp, orphanId("9"), orphanId("d"), "notes.txt", "url-secret", ...kept.map((k) => k.id)].sort());
+  for (const k of kept) t.equal(await text((await blobs.open(k.id))!.stream), readFileSync(path.join(files, k.id), "utf8"), "recorded files stay, however old");
+  t.equal(await blobs.sweepOrphans(hourAgo), 0, "a second sweep finds nothing");
+  age(orphanId("d"), hourAgo - 1);
+  t.equal(await blobs.sweepOrphans(hourAgo), 1, "the fresh one goes once it is past the cutoff");
+  t.equal((await storage.files.existing(kept.map((k) => k.id))).size, 3);
+  t.equal(await fsBlobStore({ dir: path.join(dir, "never-made"), files: storage.files, now: Date.now }).sweepOrphans(Date.now()), 0, "a directory not made yet holds nothing");
+});
+
+t.test("sweeper: looks for orphans soon after start and then every grace period; errors reported", async (t) => {
+  const { dir, blobs } = setup(t);
+  const files = path.join(dir, "files");
+  await fsByteStore(files).write("file_" + "a".repeat(32), Buffer.from("x"), "text/plain");
+  utimesSync(path.join(files, "file_" + "a".repeat(32)), new Date(Date.now() - 1000), new Date(Date.now() - 1000));
+  const sw = startSweeper(blobs, { intervalMs: 60_000, orphanGraceMs: 200, now: Date.now });
+  t.teardown(() => sw.stop());
+  for (let i = 0; i < 200 && existsSync(path.join(files, "file_" + "a".repeat(32))); i++) await new Promise((r) => setTimeout(r, 10));
+  t.notOk(existsSync(path.join(files, "file_" + "a".repeat(32))), "swept by the timer");
+  const [a, b] = await Promise.all([sw.runOrphans(), sw.runOrphans()]);
+  t.same([a, b], [0, 0], "a concurrent call joins the running sweep");
+  const errors: unknown[] = [];
+  const failing = startSweeper({ ...blobs, sweepOrphans: async () => Promise.reject(new Error("listing failed")) }, { intervalMs: 60_000, orphanGraceMs: 20, now: Date.now, onError: (e) => errors.push(e) });
+  for (let i = 0; i < 200 && !errors.length; i++) await new Promise((r) => setTimeout(r, 5));
+  failing.stop();
+  t.match((errors[0] as Error).message, "listing failed");
+  const off = startSweeper({ ...blobs, sweepOrphans: async () => Promise.reject(new Error("must not run")) }, { intervalMs: 60_000, orphanGraceMs: 0, now: Date.now, onError: (e) => errors.push(e) });
+  await new Promise((r) => setTimeout(r, 50));
+  off.stop();
+  t.equal(errors.length, 1, "orphanGraceMs 0 turns the orphan sweep off");
 });
 
 t.test("signed URLs", async (t) => {
