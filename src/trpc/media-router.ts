@@ -51,4 +51,9 @@ export const videoRouter = t.router({
     const res = await core(() => ctx.clients.videos.getVideo({ id: input.id }, ctx.call));
     return videoView(res.video!);
   }),
+  /** Stops a queued or rendering video (it stays, failed with code "cancelled"; the charge is refunded). */
+  cancel: t.procedure.input(z.object({ id: z.string().min(1).max(128) })).mutation(async ({ input, ctx }) => {
+    const res = await core(() => ctx.clients.videos.cancelVideo({ id: input.id }, ctx.call));
+    return videoView(res.video!);
+  }),
 });

@@ -79,7 +79,8 @@ export function videoItem(v: ReturnType<typeof videoView>): FeedItem {
     kind: "video",
     id: v.id,
     status: v.status,
-    phase: VIDEO_PHASE[v.status] ?? "queued",
+    // A cancelled video is FAILED with code "cancelled" on the wire; the list shows it as cancelled, like a cancelled task.
+    phase: v.status === "FAILED" && v.error?.code === "cancelled" ? "cancelled" : (VIDEO_PHASE[v.status] ?? "queued"),
     progress: v.progress,
     label: v.model,
     prompt: v.prompt,

@@ -4,7 +4,7 @@
 // cancel from the task detail, keys (spent against budget, a link to the
 // key's usage), usage (totals, the chart and its axis), channels, editing an
 // image-bot account, and the playground's streamed chat, image generation and
-// video. A failed test leaves a screenshot under test/console/output/.
+// video (and cancelling one). A failed test leaves a screenshot under test/console/output/.
 import t, { type Test } from "tap";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import type { Locator, Page } from "playwright-core";
@@ -375,6 +375,21 @@ test("playground: a chat streamed token by token, an image and a video", async (
   await waitText(detail.getByTestId("task-detail-status"), /^COMPLETED$/, 30_000);
   t.match(await detail.getByTestId("task-video").getAttribute("src"), /\/files\//);
   t.equal(await byTestId("task-row", { "task-id": videoId }).getAttribute("data-kind"), "video");
+  t.equal(await detail.getByTestId("video-cancel").count(), 0, "a finished video has no cancel");
+
+  await go("playground");
+  await byTestId("video-prompt").fill("a video to cancel");
+  await byTestId("video-submit").click();
+  await byTestId("video-open").click();
+  const doomedId = taskIdOf(page);
+  const doomed = byTestId("task-detail", { "task-id": doomedId });
+  await doomed.getByTestId("video-cancel").click();
+  await byTestId("confirm-ok").click();
+  await waitText(doomed.getByTestId("task-detail-status"), /^FAILED$/);
+  await waitText(doomed.locator(".media.placeholder"), /^Cancelled$/);
+  await waitAttr(byTestId("task-row", { "task-id": doomedId }), "data-status", "FAILED");
+  t.equal(await doomed.getByTestId("video-cancel").count(), 0, "no cancel once it is over");
+  t.match(await admin.videos.get.query({ id: doomedId }), { status: "FAILED", error: { code: "cancelled" }, url: "" });
 });
 
 test("the page stayed clean: no script errors, no key in any URL", async (t) => {

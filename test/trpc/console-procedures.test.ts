@@ -143,6 +143,13 @@ t.test("videos appear in the live list; the kind filter applies", async (t) => {
   t.equal(updatesOf(videos.events, img.taskId).length, 0, "image-bot changes are not sent to a video-only list");
   const got = await admin.videos.get.query({ id: v.id });
   t.match(got, { status: "COMPLETED", url: new RegExp(`^${server.baseUrl}/files/`) });
+
+  const doomed = await admin.videos.create.mutate({ model: "kling-v1", prompt: "to be cancelled", seconds: 1, size: "160x90" });
+  const cancelled = await admin.videos.cancel.mutate({ id: doomed.id });
+  t.match(cancelled, { id: doomed.id, status: "FAILED", error: { code: "cancelled" }, url: "" });
+  await videos.until(() => updatesOf(videos.events, doomed.id).some((i) => i.phase === "cancelled"), 10_000);
+  t.equal(await codeOf(admin.videos.cancel.mutate({ id: doomed.id })), "PRECONDITION_FAILED", "a finished video cannot be cancelled");
+  t.equal(await codeOf(admin.videos.cancel.mutate({ id: "video_unknown" })), "NOT_FOUND");
 });
 
 t.test("images.generate returns URLs of real images", async (t) => {

@@ -120,6 +120,12 @@ t.test("filters: kind and phase", async (t) => {
   t.same(((await videos.next()) as { items: { id: string }[] }).items.map((i) => i.id), ["v1"]);
   const limited = reader(taskFeed(s.ctx, { phases: [], limit: 1 }, ac.signal));
   t.equal(((await limited.next()) as { items: unknown[] }).items.length, 1);
+  s.tasks.set("3", task("3", Status.CANCEL, 10));
+  s.videos.set("v2", create(VideoSchema, { ...video("v2", VideoStatus.FAILED, 0), error: { code: "cancelled", message: "cancelled by the client" } }));
+  const cancelled = reader(taskFeed(s.ctx, { phases: ["cancelled"], limit: 100 }, ac.signal));
+  t.same(((await cancelled.next()) as { items: { id: string }[] }).items.map((i) => i.id).sort(), ["3", "v2"], "a video failed with code cancelled is in the cancelled phase, like a cancelled task");
+  const failedNow = reader(taskFeed(s.ctx, { phases: ["failed"], limit: 100 }, ac.signal));
+  t.same(((await failedNow.next()) as { items: { id: string }[] }).items.map((i) => i.id).sort(), ["1", "v1"], "and not in the failed one");
 });
 
 t.test("with changes shared across instances, unfinished tasks are re-read now and then", async (t) => {

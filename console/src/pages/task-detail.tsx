@@ -291,35 +291,72 @@ function RegionSelect({ src, onMask }: { src: string; onMask(base64: string | nu
 }
 
 function VideoDetailView({ video, live }: { video: VideoDetail; live: FeedItem | undefined }) {
-  const status = live?.status ?? video.status;
+  const { api } = useSession();
+  const [shown, setShown] = useState(video);
+  useEffect(() => setShown(video), [video]);
+  const status = live?.status ?? shown.status;
   const phase = live?.phase;
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  const active = phase ? !TERMINAL.includes(phase) : status === "QUEUED" || status === "IN_PROGRESS";
+
+  async function cancel() {
+    setConfirmCancel(false);
+    setBusy(true);
+    setError(undefined);
+    try {
+      setShown(await api.videos.cancel.mutate({ id: shown.id }));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
   return (
     <div>
       <div className="row spread">
         <Badge tone={PHASE_TONE[phase ?? ""] ?? "neutral"} testId="task-detail-status">
           {status}
         </Badge>
-        <span className="mono small muted">{video.id}</span>
+        <span className="mono small muted">{shown.id}</span>
       </div>
-      <Progress value={live?.progress ?? video.progress} phase={phase} testId="task-detail-progress" />
-      {video.url ? (
-        <video className="media" src={video.url} controls loop muted playsInline data-testid="task-video" />
+      <Progress value={live?.progress ?? shown.progress} phase={phase} testId="task-detail-progress" />
+      {shown.url ? (
+        <video className="media" src={shown.url} controls loop muted playsInline data-testid="task-video" />
       ) : (
-        <div className="media placeholder">{status === "FAILED" ? "Failed" : "Rendering…"}</div>
+        <div className="media placeholder">{status === "FAILED" ? (shown.error?.code === "cancelled" ? "Cancelled" : "Failed") : "Rendering…"}</div>
       )}
-      {video.error ? <div className="note error">{`${video.error.code}: ${video.error.message}`}</div> : null}
+      {shown.error ? <div className="note error">{`${shown.error.code}: ${shown.error.message}`}</div> : null}
+      {active ? (
+        <div className="row">
+          <button type="button" className="danger" disabled={busy} onClick={() => setConfirmCancel(true)} data-testid="video-cancel">
+            Cancel video
+          </button>
+        </div>
+      ) : null}
+      <ErrorNote error={error} testId="video-error" />
       <Facts
         rows={[
-          ["Model", video.model],
-          ["Prompt", video.prompt],
-          ["Length", `${video.seconds} s`],
-          ["Size", `${video.width}×${video.height}`],
-          ["Channel", video.channel || "—"],
-          ["Remixed from", video.remixedFrom || "—"],
-          ["Created", fmtTime(video.createTime)],
-          ["Completed", fmtTime(video.completeTime)],
-          ["Expires", fmtTime(video.expireTime)],
+          ["Model", shown.model],
+          ["Prompt", shown.prompt],
+          ["Length", `${shown.seconds} s`],
+          ["Size", `${shown.width}×${shown.height}`],
+          ["Channel", shown.channel || "—"],
+          ["Remixed from", shown.remixedFrom || "—"],
+          ["Created", fmtTime(shown.createTime)],
+          ["Completed", fmtTime(shown.completeTime)],
+          ["Expires", fmtTime(shown.expireTime)],
         ]}
+      />
+      <Confirm
+        open={confirmCancel}
+        title="Cancel this video?"
+        message="Rendering stops, the video stays as cancelled, and its charge is refunded."
+        confirmLabel="Cancel video"
+        onConfirm={() => void cancel()}
+        onCancel={() => setConfirmCancel(false)}
       />
     </div>
   );

@@ -7,6 +7,7 @@ import { create } from "../proto/create.js";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { GeneratedFileSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
 import {
+  CancelVideoResponseSchema,
   CreateVideoResponseSchema,
   DeleteVideoResponseSchema,
   GetVideoContentResponseSchema,
@@ -178,6 +179,21 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
       const files = [r?.videoFileId, r?.thumbnailFileId, r?.spritesheetFileId, t.payload.reference?.fileId].filter((f): f is string => !!f);
       await Promise.all(files.map((f) => deps.blobs.delete(f)));
       return create(DeleteVideoResponseSchema, { id: t.id, deleted: true });
+    },
+
+    // The runner's CANCEL: the handler's work is aborted, the video reads as
+    // failed with code "cancelled", and task-refunds gives the charge back.
+    async cancelVideo(req, ctx) {
+      const t = await visible(req.id, ctx);
+      const finished = () => coreError(Code.FailedPrecondition, `Video ${t.id} has already finished (status ${t.run.status}).`, { reason: "video_finished", field: "id" });
+      if (isTerminal(t.run.status)) throw finished();
+      try {
+        return create(CancelVideoResponseSchema, { video: show(await deps.runner.cancel<VideoPayload>(t.id, "cancelled by the client"), ctx) });
+      } catch (err) {
+        // It finished between the read and the cancel.
+        if (err instanceof InvalidTransitionError) throw finished();
+        throw err;
+      }
     },
 
     async remixVideo(req, ctx) {

@@ -4,6 +4,7 @@ import t from "tap";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AdminService } from "../../../gen/omnigate/admin/v1/admin_pb.js";
+import { Status, VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
 import { ADMIN_KEY, startServer } from "../../helpers/app.js";
 
 const server = await startServer({
@@ -66,6 +67,21 @@ t.test("a video that fails after it was accepted gives its charge back", async (
   t.ok(usage.records.some((r) => r.status === "ok" && r.credits === 2), "it was charged 2 seconds when accepted");
   t.ok(usage.records.some((r) => r.status === "refund:failure" && r.credits === -2), "and refunded when it failed");
   t.equal(usage.totals?.credits, 0);
+});
+
+t.test("a video cancelled while it renders gives its charge back and stays, failed with code cancelled", async (t) => {
+  const k = await newKey(10);
+  const videos = createClient(VideoService, createConnectTransport({ baseUrl: server.baseUrl, httpVersion: "1.1" }));
+  const v = (await videos.createVideo({ model: "kling-v1", prompt: "a slow boat", duration: 3, size: "160x90", fps: 4 }, bearer(k.secret))).video!;
+  t.equal(await spent(k.id), 3, "charged 3 seconds on acceptance");
+  const cancelled = (await videos.cancelVideo({ id: v.id }, bearer(k.secret))).video!;
+  t.match({ status: cancelled.status, code: cancelled.error?.code, message: cancelled.error?.message }, { status: Status.FAILED, code: "cancelled", message: "cancelled by the client" });
+  t.equal(await spentBecomes(k.id, 0), 0, "refunded after the cancel");
+  const usage = await admin.queryUsage({ keyId: k.id }, bearer(ADMIN_KEY));
+  t.ok(usage.records.some((r) => r.status === "refund:cancel" && r.credits === -3));
+  await sleep(3200);
+  const later = (await videos.getVideo({ id: v.id }, bearer(k.secret))).video!;
+  t.same([later.status, later.error?.code, later.url], [Status.FAILED, "cancelled", ""], "the engine's work was stopped: it never completes afterwards");
 });
 
 t.test("a remix reserves the longest video at the dearest price", async (t) => {

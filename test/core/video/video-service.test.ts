@@ -3,6 +3,7 @@
 import t from "tap";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
+import { AdminService } from "../../../gen/omnigate/admin/v1/admin_pb.js";
 import { Status, Variant, VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
 import { errorDetail } from "../../../src/core/errors.js";
 import { newVideoId } from "../../../src/core/video/video-service.js";
@@ -51,6 +52,39 @@ t.test("a task past video.timeoutMs fails with code timeout; a full queue is ref
     t.equal(v.error?.code, "timeout");
     t.match(v.error?.message, /^timed out/);
   }
+});
+
+t.test("CancelVideo: a queued or rendering video stops and stays; a finished one, or another key's, is refused", async (t) => {
+  const server = await startServer({ config: { local: local(60_000), video: video({ queueSize: 4 }) } });
+  t.teardown(() => server.close());
+  const videos = createClient(VideoService, createConnectTransport({ baseUrl: server.baseUrl, httpVersion: "1.1" }));
+  const small = { prompt: "slow", size: "160x90", duration: 1, fps: 4 };
+  const running = (await videos.createVideo(small, opts)).video!;
+  const waiting = (await videos.createVideo(small, opts)).video!;
+  await until(async () => (await videos.getVideo({ id: running.id }, opts)).video!, (v) => v.status === Status.IN_PROGRESS);
+  t.equal((await videos.getVideo({ id: waiting.id }, opts)).video!.status, Status.QUEUED);
+  for (const v of [waiting, running]) {
+    const c = (await videos.cancelVideo({ id: v.id }, opts)).video!;
+    t.same([c.id, c.status, c.error?.code, c.url], [v.id, Status.FAILED, "cancelled", ""], `${v.id === running.id ? "rendering" : "queued"}: failed, code cancelled`);
+    t.ok(c.completeTime, "with the time it ended");
+    const again = await failure(videos.cancelVideo({ id: v.id }, opts));
+    t.same([again.code, errorDetail(again)?.reason], [Code.FailedPrecondition, "video_finished"], "a second cancel is refused");
+  }
+  const next = (await videos.createVideo(small, opts)).video!;
+  await until(async () => (await videos.getVideo({ id: next.id }, opts)).video!, (v) => v.status === Status.IN_PROGRESS);
+  t.pass("the cancelled video's slot is free again: the next one starts");
+  const listed = (await videos.listVideos({ limit: 10 }, opts)).videos.map((v) => v.id);
+  t.ok(listed.includes(running.id) && listed.includes(waiting.id), "cancelled videos stay listed (DeleteVideo removes them)");
+
+  const admin = createClient(AdminService, createConnectTransport({ baseUrl: server.baseUrl, httpVersion: "1.1" }));
+  const { secret } = await admin.createKey({ key: { name: "someone else" } }, opts);
+  const theirs = await failure(videos.cancelVideo({ id: next.id }, { headers: { authorization: `Bearer ${secret}` } }));
+  t.same([theirs.code, errorDetail(theirs)?.reason], [Code.NotFound, "video_not_found"], "another key's video is not found");
+  t.equal((await videos.getVideo({ id: next.id }, opts)).video!.status, Status.IN_PROGRESS, "and keeps rendering");
+  const unknown = await failure(videos.cancelVideo({ id: "video_" + "0".repeat(32) }, opts));
+  t.same([unknown.code, errorDetail(unknown)?.reason], [Code.NotFound, "video_not_found"]);
+  const missing = await failure(videos.cancelVideo({ id: "" }, opts));
+  t.equal(missing.code, Code.InvalidArgument);
 });
 
 t.test("list, remix and content rules; signed URLs", async (t) => {

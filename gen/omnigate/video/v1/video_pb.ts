@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file omnigate/video/v1/video.proto.
  */
 export const file_omnigate_video_v1_video: GenFile = /*@__PURE__*/
-  fileDesc("Ch1vbW5pZ2F0ZS92aWRlby92MS92aWRlby5wcm90bxIRb21uaWdhdGUudmlkZW8udjEiKwoKVmlkZW9FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAki7QMKBVZpZGVvEgoKAmlkGAEgASgJEg0KBW1vZGVsGAIgASgJEg4KBnByb21wdBgDIAEoCRIpCgZzdGF0dXMYBCABKA4yGS5vbW5pZ2F0ZS52aWRlby52MS5TdGF0dXMSEAoIcHJvZ3Jlc3MYBSABKAUSEAoIZHVyYXRpb24YBiABKAUSCwoDZnBzGAcgASgFEg0KBXdpZHRoGAggASgFEg4KBmhlaWdodBgJIAEoBRIMCgRzZWVkGAogASgDEg4KBmZvcm1hdBgLIAEoCRILCgN1cmwYDCABKAkSLAoFZXJyb3IYDSABKAsyHS5vbW5pZ2F0ZS52aWRlby52MS5WaWRlb0Vycm9yEi8KC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIxCg1jb21wbGV0ZV90aW1lGA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMcmVtaXhlZF9mcm9tGBEgASgJEikKCG1ldGFkYXRhGBIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdjaGFubmVsGBMgASgJIvUBChJDcmVhdGVWaWRlb1JlcXVlc3QSDQoFbW9kZWwYASABKAkSDgoGcHJvbXB0GAIgASgJEjYKD2lucHV0X3JlZmVyZW5jZRgDIAEoCzIdLm9tbmlnYXRlLmNvbW1vbi52MS5JbnB1dEZpbGUSEAoIZHVyYXRpb24YBCABKAUSDAoEc2l6ZRgFIAEoCRIUCgxhc3BlY3RfcmF0aW8YBiABKAkSCwoDZnBzGAcgASgFEhEKBHNlZWQYCCABKANIAIgBARIpCghtZXRhZGF0YRgJIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCBwoFX3NlZWQiPgoTQ3JlYXRlVmlkZW9SZXNwb25zZRInCgV2aWRlbxgBIAEoCzIYLm9tbmlnYXRlLnZpZGVvLnYxLlZpZGVvIh0KD0dldFZpZGVvUmVxdWVzdBIKCgJpZBgBIAEoCSI7ChBHZXRWaWRlb1Jlc3BvbnNlEicKBXZpZGVvGAEgASgLMhgub21uaWdhdGUudmlkZW8udjEuVmlkZW8iQAoRTGlzdFZpZGVvc1JlcXVlc3QSDQoFbGltaXQYASABKAUSDQoFYWZ0ZXIYAiABKAkSDQoFb3JkZXIYAyABKAkiUAoSTGlzdFZpZGVvc1Jlc3BvbnNlEigKBnZpZGVvcxgBIAMoCzIYLm9tbmlnYXRlLnZpZGVvLnYxLlZpZGVvEhAKCGhhc19tb3JlGAIgASgIIiAKEkRlbGV0ZVZpZGVvUmVxdWVzdBIKCgJpZBgBIAEoCSIyChNEZWxldGVWaWRlb1Jlc3BvbnNlEgoKAmlkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgiLwoRUmVtaXhWaWRlb1JlcXVlc3QSCgoCaWQYASABKAkSDgoGcHJvbXB0GAIgASgJIj0KElJlbWl4VmlkZW9SZXNwb25zZRInCgV2aWRlbxgBIAEoCzIYLm9tbmlnYXRlLnZpZGVvLnYxLlZpZGVvIlEKFkdldFZpZGVvQ29udGVudFJlcXVlc3QSCgoCaWQYASABKAkSKwoHdmFyaWFudBgCIAEoDjIaLm9tbmlnYXRlLnZpZGVvLnYxLlZhcmlhbnQiSgoXR2V0VmlkZW9Db250ZW50UmVzcG9uc2USLwoEZmlsZRgBIAEoCzIhLm9tbmlnYXRlLmNvbW1vbi52MS5HZW5lcmF0ZWRGaWxlKnQKBlN0YXR1cxIWChJTVEFUVVNfVU5TUEVDSUZJRUQQABIRCg1TVEFUVVNfUVVFVUVEEAESFgoSU1RBVFVTX0lOX1BST0dSRVNTEAISFAoQU1RBVFVTX0NPTVBMRVRFRBADEhEKDVNUQVRVU19GQUlMRUQQBCplCgdWYXJpYW50EhcKE1ZBUklBTlRfVU5TUEVDSUZJRUQQABIRCg1WQVJJQU5UX1ZJREVPEAESFQoRVkFSSUFOVF9USFVNQk5BSUwQAhIXChNWQVJJQU5UX1NQUklURVNIRUVUEAMyvwQKDFZpZGVvU2VydmljZRJcCgtDcmVhdGVWaWRlbxIlLm9tbmlnYXRlLnZpZGVvLnYxLkNyZWF0ZVZpZGVvUmVxdWVzdBomLm9tbmlnYXRlLnZpZGVvLnYxLkNyZWF0ZVZpZGVvUmVzcG9uc2USUwoIR2V0VmlkZW8SIi5vbW5pZ2F0ZS52aWRlby52MS5HZXRWaWRlb1JlcXVlc3QaIy5vbW5pZ2F0ZS52aWRlby52MS5HZXRWaWRlb1Jlc3BvbnNlElkKCkxpc3RWaWRlb3MSJC5vbW5pZ2F0ZS52aWRlby52MS5MaXN0VmlkZW9zUmVxdWVzdBolLm9tbmlnYXRlLnZpZGVvLnYxLkxpc3RWaWRlb3NSZXNwb25zZRJcCgtEZWxldGVWaWRlbxIlLm9tbmlnYXRlLnZpZGVvLnYxLkRlbGV0ZVZpZGVvUmVxdWVzdBomLm9tbmlnYXRlLnZpZGVvLnYxLkRlbGV0ZVZpZGVvUmVzcG9uc2USWQoKUmVtaXhWaWRlbxIkLm9tbmlnYXRlLnZpZGVvLnYxLlJlbWl4VmlkZW9SZXF1ZXN0GiUub21uaWdhdGUudmlkZW8udjEuUmVtaXhWaWRlb1Jlc3BvbnNlEmgKD0dldFZpZGVvQ29udGVudBIpLm9tbmlnYXRlLnZpZGVvLnYxLkdldFZpZGVvQ29udGVudFJlcXVlc3QaKi5vbW5pZ2F0ZS52aWRlby52MS5HZXRWaWRlb0NvbnRlbnRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_omnigate_common_v1_common]);
+  fileDesc("Ch1vbW5pZ2F0ZS92aWRlby92MS92aWRlby5wcm90bxIRb21uaWdhdGUudmlkZW8udjEiKwoKVmlkZW9FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAki7QMKBVZpZGVvEgoKAmlkGAEgASgJEg0KBW1vZGVsGAIgASgJEg4KBnByb21wdBgDIAEoCRIpCgZzdGF0dXMYBCABKA4yGS5vbW5pZ2F0ZS52aWRlby52MS5TdGF0dXMSEAoIcHJvZ3Jlc3MYBSABKAUSEAoIZHVyYXRpb24YBiABKAUSCwoDZnBzGAcgASgFEg0KBXdpZHRoGAggASgFEg4KBmhlaWdodBgJIAEoBRIMCgRzZWVkGAogASgDEg4KBmZvcm1hdBgLIAEoCRILCgN1cmwYDCABKAkSLAoFZXJyb3IYDSABKAsyHS5vbW5pZ2F0ZS52aWRlby52MS5WaWRlb0Vycm9yEi8KC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIxCg1jb21wbGV0ZV90aW1lGA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMcmVtaXhlZF9mcm9tGBEgASgJEikKCG1ldGFkYXRhGBIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdjaGFubmVsGBMgASgJIvUBChJDcmVhdGVWaWRlb1JlcXVlc3QSDQoFbW9kZWwYASABKAkSDgoGcHJvbXB0GAIgASgJEjYKD2lucHV0X3JlZmVyZW5jZRgDIAEoCzIdLm9tbmlnYXRlLmNvbW1vbi52MS5JbnB1dEZpbGUSEAoIZHVyYXRpb24YBCABKAUSDAoEc2l6ZRgFIAEoCRIUCgxhc3BlY3RfcmF0aW8YBiABKAkSCwoDZnBzGAcgASgFEhEKBHNlZWQYCCABKANIAIgBARIpCghtZXRhZGF0YRgJIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCBwoFX3NlZWQiPgoTQ3JlYXRlVmlkZW9SZXNwb25zZRInCgV2aWRlbxgBIAEoCzIYLm9tbmlnYXRlLnZpZGVvLnYxLlZpZGVvIh0KD0dldFZpZGVvUmVxdWVzdBIKCgJpZBgBIAEoCSI7ChBHZXRWaWRlb1Jlc3BvbnNlEicKBXZpZGVvGAEgASgLMhgub21uaWdhdGUudmlkZW8udjEuVmlkZW8iQAoRTGlzdFZpZGVvc1JlcXVlc3QSDQoFbGltaXQYASABKAUSDQoFYWZ0ZXIYAiABKAkSDQoFb3JkZXIYAyABKAkiUAoSTGlzdFZpZGVvc1Jlc3BvbnNlEigKBnZpZGVvcxgBIAMoCzIYLm9tbmlnYXRlLnZpZGVvLnYxLlZpZGVvEhAKCGhhc19tb3JlGAIgASgIIiAKEkRlbGV0ZVZpZGVvUmVxdWVzdBIKCgJpZBgBIAEoCSIyChNEZWxldGVWaWRlb1Jlc3BvbnNlEgoKAmlkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgiIAoSQ2FuY2VsVmlkZW9SZXF1ZXN0EgoKAmlkGAEgASgJIj4KE0NhbmNlbFZpZGVvUmVzcG9uc2USJwoFdmlkZW8YASABKAsyGC5vbW5pZ2F0ZS52aWRlby52MS5WaWRlbyIvChFSZW1peFZpZGVvUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZwcm9tcHQYAiABKAkiPQoSUmVtaXhWaWRlb1Jlc3BvbnNlEicKBXZpZGVvGAEgASgLMhgub21uaWdhdGUudmlkZW8udjEuVmlkZW8iUQoWR2V0VmlkZW9Db250ZW50UmVxdWVzdBIKCgJpZBgBIAEoCRIrCgd2YXJpYW50GAIgASgOMhoub21uaWdhdGUudmlkZW8udjEuVmFyaWFudCJKChdHZXRWaWRlb0NvbnRlbnRSZXNwb25zZRIvCgRmaWxlGAEgASgLMiEub21uaWdhdGUuY29tbW9uLnYxLkdlbmVyYXRlZEZpbGUqdAoGU3RhdHVzEhYKElNUQVRVU19VTlNQRUNJRklFRBAAEhEKDVNUQVRVU19RVUVVRUQQARIWChJTVEFUVVNfSU5fUFJPR1JFU1MQAhIUChBTVEFUVVNfQ09NUExFVEVEEAMSEQoNU1RBVFVTX0ZBSUxFRBAEKmUKB1ZhcmlhbnQSFwoTVkFSSUFOVF9VTlNQRUNJRklFRBAAEhEKDVZBUklBTlRfVklERU8QARIVChFWQVJJQU5UX1RIVU1CTkFJTBACEhcKE1ZBUklBTlRfU1BSSVRFU0hFRVQQAzKdBQoMVmlkZW9TZXJ2aWNlElwKC0NyZWF0ZVZpZGVvEiUub21uaWdhdGUudmlkZW8udjEuQ3JlYXRlVmlkZW9SZXF1ZXN0GiYub21uaWdhdGUudmlkZW8udjEuQ3JlYXRlVmlkZW9SZXNwb25zZRJTCghHZXRWaWRlbxIiLm9tbmlnYXRlLnZpZGVvLnYxLkdldFZpZGVvUmVxdWVzdBojLm9tbmlnYXRlLnZpZGVvLnYxLkdldFZpZGVvUmVzcG9uc2USWQoKTGlzdFZpZGVvcxIkLm9tbmlnYXRlLnZpZGVvLnYxLkxpc3RWaWRlb3NSZXF1ZXN0GiUub21uaWdhdGUudmlkZW8udjEuTGlzdFZpZGVvc1Jlc3BvbnNlElwKC0RlbGV0ZVZpZGVvEiUub21uaWdhdGUudmlkZW8udjEuRGVsZXRlVmlkZW9SZXF1ZXN0GiYub21uaWdhdGUudmlkZW8udjEuRGVsZXRlVmlkZW9SZXNwb25zZRJcCgtDYW5jZWxWaWRlbxIlLm9tbmlnYXRlLnZpZGVvLnYxLkNhbmNlbFZpZGVvUmVxdWVzdBomLm9tbmlnYXRlLnZpZGVvLnYxLkNhbmNlbFZpZGVvUmVzcG9uc2USWQoKUmVtaXhWaWRlbxIkLm9tbmlnYXRlLnZpZGVvLnYxLlJlbWl4VmlkZW9SZXF1ZXN0GiUub21uaWdhdGUudmlkZW8udjEuUmVtaXhWaWRlb1Jlc3BvbnNlEmgKD0dldFZpZGVvQ29udGVudBIpLm9tbmlnYXRlLnZpZGVvLnYxLkdldFZpZGVvQ29udGVudFJlcXVlc3QaKi5vbW5pZ2F0ZS52aWRlby52MS5HZXRWaWRlb0NvbnRlbnRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_omnigate_common_v1_common]);
 
 /**
  * @generated from message omnigate.video.v1.VideoError
@@ -354,6 +354,40 @@ export const DeleteVideoResponseSchema: GenMessage<DeleteVideoResponse> = /*@__P
   messageDesc(file_omnigate_video_v1_video, 9);
 
 /**
+ * @generated from message omnigate.video.v1.CancelVideoRequest
+ */
+export type CancelVideoRequest = Message<"omnigate.video.v1.CancelVideoRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message omnigate.video.v1.CancelVideoRequest.
+ * Use `create(CancelVideoRequestSchema)` to create a new message.
+ */
+export const CancelVideoRequestSchema: GenMessage<CancelVideoRequest> = /*@__PURE__*/
+  messageDesc(file_omnigate_video_v1_video, 10);
+
+/**
+ * @generated from message omnigate.video.v1.CancelVideoResponse
+ */
+export type CancelVideoResponse = Message<"omnigate.video.v1.CancelVideoResponse"> & {
+  /**
+   * @generated from field: omnigate.video.v1.Video video = 1;
+   */
+  video?: Video | undefined;
+};
+
+/**
+ * Describes the message omnigate.video.v1.CancelVideoResponse.
+ * Use `create(CancelVideoResponseSchema)` to create a new message.
+ */
+export const CancelVideoResponseSchema: GenMessage<CancelVideoResponse> = /*@__PURE__*/
+  messageDesc(file_omnigate_video_v1_video, 11);
+
+/**
  * @generated from message omnigate.video.v1.RemixVideoRequest
  */
 export type RemixVideoRequest = Message<"omnigate.video.v1.RemixVideoRequest"> & {
@@ -373,7 +407,7 @@ export type RemixVideoRequest = Message<"omnigate.video.v1.RemixVideoRequest"> &
  * Use `create(RemixVideoRequestSchema)` to create a new message.
  */
 export const RemixVideoRequestSchema: GenMessage<RemixVideoRequest> = /*@__PURE__*/
-  messageDesc(file_omnigate_video_v1_video, 10);
+  messageDesc(file_omnigate_video_v1_video, 12);
 
 /**
  * @generated from message omnigate.video.v1.RemixVideoResponse
@@ -390,7 +424,7 @@ export type RemixVideoResponse = Message<"omnigate.video.v1.RemixVideoResponse">
  * Use `create(RemixVideoResponseSchema)` to create a new message.
  */
 export const RemixVideoResponseSchema: GenMessage<RemixVideoResponse> = /*@__PURE__*/
-  messageDesc(file_omnigate_video_v1_video, 11);
+  messageDesc(file_omnigate_video_v1_video, 13);
 
 /**
  * @generated from message omnigate.video.v1.GetVideoContentRequest
@@ -412,7 +446,7 @@ export type GetVideoContentRequest = Message<"omnigate.video.v1.GetVideoContentR
  * Use `create(GetVideoContentRequestSchema)` to create a new message.
  */
 export const GetVideoContentRequestSchema: GenMessage<GetVideoContentRequest> = /*@__PURE__*/
-  messageDesc(file_omnigate_video_v1_video, 12);
+  messageDesc(file_omnigate_video_v1_video, 14);
 
 /**
  * @generated from message omnigate.video.v1.GetVideoContentResponse
@@ -429,7 +463,7 @@ export type GetVideoContentResponse = Message<"omnigate.video.v1.GetVideoContent
  * Use `create(GetVideoContentResponseSchema)` to create a new message.
  */
 export const GetVideoContentResponseSchema: GenMessage<GetVideoContentResponse> = /*@__PURE__*/
-  messageDesc(file_omnigate_video_v1_video, 13);
+  messageDesc(file_omnigate_video_v1_video, 15);
 
 /**
  * @generated from enum omnigate.video.v1.Status
@@ -535,6 +569,19 @@ export const VideoService: GenService<{
     methodKind: "unary";
     input: typeof DeleteVideoRequestSchema;
     output: typeof DeleteVideoResponseSchema;
+  },
+  /**
+   * CancelVideo stops a video that is queued or in progress and keeps it, failed
+   * with error code "cancelled" (its charge is refunded); FAILED_PRECONDITION
+   * once it has finished. The video wire formats have no cancel of their own
+   * (DeleteVideo cancels and deletes); this serves the console and RPC callers.
+   *
+   * @generated from rpc omnigate.video.v1.VideoService.CancelVideo
+   */
+  cancelVideo: {
+    methodKind: "unary";
+    input: typeof CancelVideoRequestSchema;
+    output: typeof CancelVideoResponseSchema;
   },
   /**
    * @generated from rpc omnigate.video.v1.VideoService.RemixVideo
