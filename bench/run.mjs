@@ -10,10 +10,14 @@ import path from "node:path";
 import net from "node:net";
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
-const DURATION = Number(process.env.BENCH_DURATION ?? 8);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+/** The shortest warm-up (s) of a target before a scenario's first round; the warm-up then runs until the target is steady (see warmUp). */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 4);
+/** The longest warm-up (s): a target whose CPU per request keeps moving is measured anyway after this. */
+const WARMUP_MAX = Number(process.env.BENCH_WARMUP_MAX ?? 40);
+const WARMUP_SLICE = 2;
 /** Alternating rounds of bare proxy and omnigate per chat scenario: medians are reported, so that a slow spell of the machine hits both. */
-const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 3)));
+const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 6)));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SOAK = Number(process.env.BENCH_SOAK_REQUESTS ?? 150_000);
 /** Share of omnigate's saturated rate at which proxy and omnigate are both driven to compare latency at equal load (0: skip). */
@@ -157,13 +161,47 @@ function combineAtRate(rounds) {
   };
 }
 
+/**
+ * Loads a target until its CPU per request stops falling. A freshly started
+ * gateway needs 15-20 s of load before it is steady (V8 compiles its hot code
+ * in tiers on the helper threads, and sizes its young generation), the bare
+ * proxy, with far less code, about 2: a fixed short warm-up measured the
+ * gateway's start-up, not its cost per request. So the load runs in 2-second
+ * slices, each slice's CPU per request is read, and the warm-up ends once the
+ * last three slices cost no less than 95% of the three before them (at least
+ * 12 s), after at least BENCH_WARMUP and at most BENCH_WARMUP_MAX seconds. The slices are reported
+ * (the first is the cold cost), so the warm-up is visible, not hidden.
+ */
+function warmUp(target, url, req) {
+  const slices = [];
+  if (WARMUP <= 0) return { seconds: 0, slices, steady: false };
+  if (!target.pid) {
+    autocannon(url, req, { duration: WARMUP });
+    return { seconds: WARMUP, slices, steady: false };
+  }
+  let seconds = 0;
+  while (seconds < Math.max(WARMUP, WARMUP_MAX)) {
+    const before = cpuTicks(target.pid);
+    const r = autocannon(url, req, { duration: WARMUP_SLICE });
+    const us = ((cpuTicks(target.pid) - before) * (1e6 / CLK_TCK)) / Math.max(1, r.requests.total);
+    slices.push(Math.round(us * 10) / 10);
+    seconds += WARMUP_SLICE;
+    // Steady: the last three slices cost no less than 95% of the three before them.
+    const n = slices.length;
+    const mean = (xs) => xs.reduce((x, y) => x + y, 0) / xs.length;
+    if (seconds >= WARMUP && n >= 6 && mean(slices.slice(n - 3)) >= 0.95 * mean(slices.slice(n - 6, n - 3))) return { seconds, slices, steady: true };
+  }
+  return { seconds, slices, steady: false };
+}
+
 async function measure(target, url, req, expect, { warmup = true } = {}) {
   try {
     await probe(url, req, expect);
   } catch (err) {
     return { target, error: String(err.message ?? err).slice(0, 200) };
   }
-  if (warmup && WARMUP > 0) autocannon(url, req, { duration: WARMUP });
+  // "fixed": BENCH_WARMUP seconds only (the local-engine scenarios, whose submits pile up tasks).
+  const warm = warmup === "fixed" ? (autocannon(url, req, { duration: WARMUP }), undefined) : warmup ? warmUp(target, url, req) : undefined;
   const pid = target.pid;
   const before = pid ? cpuTicks(pid) : 0;
   const r = autocannon(url, req, { duration: DURATION });
@@ -177,6 +215,7 @@ async function measure(target, url, req, expect, { warmup = true } = {}) {
     errors: r.errors + r.timeouts + (r.non2xx ?? 0),
     requests: total,
     cpuUsPerReq: pid && total ? ((after - before) * (1e6 / CLK_TCK)) / total : undefined,
+    ...(warm ? { warmup: warm } : {}),
   };
 }
 
@@ -247,7 +286,7 @@ async function main() {
     console.error("bench: time limit reached, stopping");
     stopAll();
     process.exit(1);
-  }, Number(process.env.BENCH_TIME_LIMIT_S ?? 1800) * 1000);
+  }, Number(process.env.BENCH_TIME_LIMIT_S ?? 2700) * 1000);
   guard.unref();
   try {
     const upstream = start("upstream", 0, process.execPath, ["bench/fake-upstream.mjs"]);
@@ -344,7 +383,7 @@ async function main() {
     ];
     for (const l of local) {
       if (ONLY && !ONLY.test(l.label)) continue;
-      rows.push({ scenario: l.label, results: [await measure(targets.omnigate, targets.omnigate.base + l.path, l.req, l.expect)] });
+      rows.push({ scenario: l.label, results: [await measure(targets.omnigate, targets.omnigate.base + l.path, l.req, l.expect, { warmup: "fixed" })] });
       process.stderr.write(`done: ${l.label}\n`);
     }
     // Peak memory over the scenarios above (the image scenarios included).
@@ -413,6 +452,23 @@ function report(data) {
       const cpuRatio =
         paired?.cpu !== undefined ? fmt(paired.cpu, 2) + spread(paired.cpuRange) : b && r.cpuUsPerReq && b.cpuUsPerReq ? fmt(r.cpuUsPerReq / b.cpuUsPerReq, 2) : "-";
       lines.push(`| ${row.scenario} | ${r.target.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUsPerReq)} | ${ratio} | ${cpuRatio} | ${r.errors} |`);
+    }
+  }
+  const warmed = data.rows.filter((row) => row.results.some((r) => r.rounds?.[0]?.warmup?.slices?.length));
+  if (warmed.length) {
+    lines.push("");
+    lines.push(
+      `Warm-up before each chat scenario's first round: load in ${WARMUP_SLICE}-second slices until the last three cost no less than 95% of the three before them (CPU per request; at least 12 s, at most ${WARMUP_MAX} s). The first slice is the cold cost; "not steady" means the limit ended it.`,
+    );
+    lines.push("");
+    lines.push("| scenario | target | warm-up s | CPU µs/req per slice |");
+    lines.push("|---|---|---:|---|");
+    for (const row of warmed) {
+      for (const r of row.results) {
+        const w = r.rounds?.[0]?.warmup;
+        if (!w?.slices?.length) continue;
+        lines.push(`| ${row.scenario} | ${r.target.name} | ${w.seconds}${w.steady ? "" : " (not steady)"} | ${w.slices.map((x) => fmt(x)).join(", ")} |`);
+      }
     }
   }
   const equal = data.rows.filter((r) => r.equal);
