@@ -6,7 +6,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Action, Status, TaskSchema, type Task } from "../../gen/omnigate/task/v1/task_pb.js";
-import { Status as VideoStatus, VideoSchema, type Video } from "../../gen/omnigate/video/v1/video_pb.js";
+import { Status as VideoStatus, VideoErrorSchema, VideoSchema, type Video } from "../../gen/omnigate/video/v1/video_pb.js";
 import type { StoredTask } from "../../src/core/tasks/types.js";
 import type { TrpcContext } from "../../src/trpc/context.js";
 import { taskFeed, type FeedEvent } from "../../src/trpc/task-feed.js";
@@ -121,7 +121,7 @@ t.test("filters: kind and phase", async (t) => {
   const limited = reader(taskFeed(s.ctx, { phases: [], limit: 1 }, ac.signal));
   t.equal(((await limited.next()) as { items: unknown[] }).items.length, 1);
   s.tasks.set("3", task("3", Status.CANCEL, 10));
-  s.videos.set("v2", create(VideoSchema, { ...video("v2", VideoStatus.FAILED, 0), error: { code: "cancelled", message: "cancelled by the client" } }));
+  s.videos.set("v2", create(VideoSchema, { ...video("v2", VideoStatus.FAILED, 0), error: create(VideoErrorSchema, { code: "cancelled", message: "cancelled by the client" }) }));
   const cancelled = reader(taskFeed(s.ctx, { phases: ["cancelled"], limit: 100 }, ac.signal));
   t.same(((await cancelled.next()) as { items: { id: string }[] }).items.map((i) => i.id).sort(), ["3", "v2"], "a video failed with code cancelled is in the cancelled phase, like a cancelled task");
   const failedNow = reader(taskFeed(s.ctx, { phases: ["failed"], limit: 100 }, ac.signal));
