@@ -10,7 +10,10 @@ t.test("defaults", async (t) => {
     aliases: { "dall-e-2": "IMG_MODEL_A", "dall-e-3": "IMG_MODEL_B", "gpt-image-1": "IMG_MODEL_C", "gpt-image-1-mini": "IMG_MODEL_D" },
     urlTtlMs: 3_600_000,
     sweepIntervalMs: 60_000,
+    orphanGraceMs: 3_600_000,
   });
+  t.equal(configSchema.parse({ images: { orphanGraceMs: 0 } }).images.orphanGraceMs, 0, "0 turns the orphan sweep off");
+  t.throws(() => configSchema.parse({ images: { orphanGraceMs: -1 } }));
 });
 
 t.test("environment: OMNIGATE_CHANNELS (JSON) and OMNIGATE_URL_SECRET", async (t) => {
