@@ -126,8 +126,14 @@ t.test("sweeper: looks for orphans soon after start and then every grace period;
   t.teardown(() => sw.stop());
   for (let i = 0; i < 200 && existsSync(path.join(files, "file_" + "a".repeat(32))); i++) await new Promise((r) => setTimeout(r, 10));
   t.notOk(existsSync(path.join(files, "file_" + "a".repeat(32))), "swept by the timer");
-  const [a, b] = await Promise.all([sw.runOrphans(), sw.runOrphans()]);
-  t.same([a, b], [0, 0], "a concurrent call joins the running sweep");
+  // The file is gone before the timer's run has counted it: let that run end first.
+  await sw.runOrphans();
+  await fsByteStore(files).write("file_" + "b".repeat(32), Buffer.from("y"), "text/plain");
+  utimesSync(path.join(files, "file_" + "b".repeat(32)), new Date(Date.now() - 1000), new Date(Date.now() - 1000));
+  const [p1, p2] = [sw.runOrphans(), sw.runOrphans()];
+  t.equal(p1, p2, "a concurrent call joins the running sweep");
+  t.same(await Promise.all([p1, p2]), [1, 1], "and gets its count");
+  t.same(await sw.runOrphans(), 0, "a later call runs a new sweep");
   const errors: unknown[] = [];
   const failing = startSweeper({ ...blobs, sweepOrphans: async () => Promise.reject(new Error("listing failed")) }, { intervalMs: 60_000, orphanGraceMs: 20, now: Date.now, onError: (e) => errors.push(e) });
   for (let i = 0; i < 200 && !errors.length; i++) await new Promise((r) => setTimeout(r, 5));
