@@ -172,6 +172,8 @@ function combineAtRate(rounds) {
  * 12 s), after at least BENCH_WARMUP and at most BENCH_WARMUP_MAX seconds. The slices are reported
  * (the first is the cold cost), so the warm-up is visible, not hidden.
  */
+const mean = (xs) => xs.reduce((x, y) => x + y, 0) / xs.length;
+
 function warmUp(target, url, req) {
   const slices = [];
   if (WARMUP <= 0) return { seconds: 0, slices, steady: false };
@@ -188,7 +190,6 @@ function warmUp(target, url, req) {
     seconds += WARMUP_SLICE;
     // Steady: the last three slices cost no less than 95% of the three before them.
     const n = slices.length;
-    const mean = (xs) => xs.reduce((x, y) => x + y, 0) / xs.length;
     if (seconds >= WARMUP && n >= 6 && mean(slices.slice(n - 3)) >= 0.95 * mean(slices.slice(n - 6, n - 3))) return { seconds, slices, steady: true };
   }
   return { seconds, slices, steady: false };

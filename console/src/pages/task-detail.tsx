@@ -61,6 +61,29 @@ function Facts({ rows }: { rows: [string, ReactNode][] }) {
   );
 }
 
+/** A danger button that asks first: the confirmation's open state is its own. */
+function CancelButton({ label, title, message, disabled, testId, onConfirm }: { label: string; title: string; message: string; disabled: boolean; testId: string; onConfirm(): void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="row">
+      <button type="button" className="danger" disabled={disabled} onClick={() => setOpen(true)} data-testid={testId}>
+        {label}
+      </button>
+      <Confirm
+        open={open}
+        title={title}
+        message={message}
+        confirmLabel={label}
+        onConfirm={() => {
+          setOpen(false);
+          onConfirm();
+        }}
+        onCancel={() => setOpen(false)}
+      />
+    </div>
+  );
+}
+
 function ImageBotDetail({ task, live }: { task: TaskDetail; live: FeedItem | undefined }) {
   const { api } = useSession();
   const status = live?.status ?? task.status;
@@ -70,7 +93,6 @@ function ImageBotDetail({ task, live }: { task: TaskDetail; live: FeedItem | und
   const [busy, setBusy] = useState("");
   const [error, setError] = useState<unknown>();
   const [message, setMessage] = useState("");
-  const [confirmCancel, setConfirmCancel] = useState(false);
   const active = phase ? !TERMINAL.includes(phase) : ["NOT_START", "SUBMITTED", "IN_PROGRESS", "MODAL"].includes(status);
 
   async function run(label: string, customId: string) {
@@ -89,7 +111,6 @@ function ImageBotDetail({ task, live }: { task: TaskDetail; live: FeedItem | und
   }
 
   async function cancel() {
-    setConfirmCancel(false);
     setBusy("cancel");
     setError(undefined);
     try {
@@ -143,11 +164,7 @@ function ImageBotDetail({ task, live }: { task: TaskDetail; live: FeedItem | und
       ) : null}
       {status === "MODAL" ? <ModalForm task={task} onDone={setMessage} /> : null}
       {active ? (
-        <div className="row">
-          <button type="button" className="danger" disabled={!!busy} onClick={() => setConfirmCancel(true)} data-testid="task-cancel">
-            Cancel task
-          </button>
-        </div>
+        <CancelButton label="Cancel task" title="Cancel this task?" message="The task stops and its charge is refunded." disabled={!!busy} testId="task-cancel" onConfirm={() => void cancel()} />
       ) : null}
       {message ? (
         <div className="note ok" data-testid="task-message">
@@ -169,14 +186,6 @@ function ImageBotDetail({ task, live }: { task: TaskDetail; live: FeedItem | und
           ["Started", fmtTime(task.startTime)],
           ["Finished", fmtTime(task.finishTime)],
         ]}
-      />
-      <Confirm
-        open={confirmCancel}
-        title="Cancel this task?"
-        message="The task stops and its charge is refunded."
-        confirmLabel="Cancel task"
-        onConfirm={() => void cancel()}
-        onCancel={() => setConfirmCancel(false)}
       />
     </div>
   );
@@ -292,21 +301,20 @@ function RegionSelect({ src, onMask }: { src: string; onMask(base64: string | nu
 
 function VideoDetailView({ video, live }: { video: VideoDetail; live: FeedItem | undefined }) {
   const { api } = useSession();
-  const [shown, setShown] = useState(video);
-  useEffect(() => setShown(video), [video]);
+  // The cancel's answer stands in for the loaded video until the detail is loaded again.
+  const [cancelled, setCancelled] = useState<{ of: VideoDetail; now: VideoDetail }>();
+  const shown = cancelled?.of === video ? cancelled.now : video;
   const status = live?.status ?? shown.status;
   const phase = live?.phase;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const [confirmCancel, setConfirmCancel] = useState(false);
   const active = phase ? !TERMINAL.includes(phase) : status === "QUEUED" || status === "IN_PROGRESS";
 
   async function cancel() {
-    setConfirmCancel(false);
     setBusy(true);
     setError(undefined);
     try {
-      setShown(await api.videos.cancel.mutate({ id: shown.id }));
+      setCancelled({ of: video, now: await api.videos.cancel.mutate({ id: video.id }) });
     } catch (err) {
       setError(err);
     } finally {
@@ -330,11 +338,14 @@ function VideoDetailView({ video, live }: { video: VideoDetail; live: FeedItem |
       )}
       {shown.error ? <div className="note error">{`${shown.error.code}: ${shown.error.message}`}</div> : null}
       {active ? (
-        <div className="row">
-          <button type="button" className="danger" disabled={busy} onClick={() => setConfirmCancel(true)} data-testid="video-cancel">
-            Cancel video
-          </button>
-        </div>
+        <CancelButton
+          label="Cancel video"
+          title="Cancel this video?"
+          message="Rendering stops, the video stays as cancelled, and its charge is refunded."
+          disabled={busy}
+          testId="video-cancel"
+          onConfirm={() => void cancel()}
+        />
       ) : null}
       <ErrorNote error={error} testId="video-error" />
       <Facts
@@ -349,14 +360,6 @@ function VideoDetailView({ video, live }: { video: VideoDetail; live: FeedItem |
           ["Completed", fmtTime(shown.completeTime)],
           ["Expires", fmtTime(shown.expireTime)],
         ]}
-      />
-      <Confirm
-        open={confirmCancel}
-        title="Cancel this video?"
-        message="Rendering stops, the video stays as cancelled, and its charge is refunded."
-        confirmLabel="Cancel video"
-        onConfirm={() => void cancel()}
-        onCancel={() => setConfirmCancel(false)}
       />
     </div>
   );

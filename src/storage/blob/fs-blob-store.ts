@@ -9,7 +9,7 @@ import type { FileStore } from "../types.js";
 import { blobStore, FILE_ID, type BlobStore, type ByteStore, type StoredBytes } from "./blob-store.js";
 
 /** A write in progress (or one a crash cut short): `.<id>.<8 hex>.tmp`. */
-const TEMP_NAME = /^\.(file_[0-9a-f]{32})\.[0-9a-f]{8}\.tmp$/;
+const TEMP_NAME = /^\.file_[0-9a-f]{32}\.[0-9a-f]{8}\.tmp$/;
 
 export function fsByteStore(dir: string): ByteStore {
   let ready: Promise<unknown> | undefined;

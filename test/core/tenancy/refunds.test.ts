@@ -81,7 +81,7 @@ t.test("a video cancelled while it renders gives its charge back and stays, fail
   t.ok(usage.records.some((r) => r.status === "refund:cancel" && r.credits === -3));
   await sleep(3200);
   const later = (await videos.getVideo({ id: v.id }, bearer(k.secret))).video!;
-  t.same([later.status, later.error?.code, later.url], [Status.FAILED, "cancelled", ""], "the engine's work was stopped: it never completes afterwards");
+  t.same([later.status, later.error?.code, later.url], [Status.FAILED, "cancelled", ""], "it stays cancelled: the engine finishing late does not overwrite it");
 });
 
 t.test("a remix reserves the longest video at the dearest price", async (t) => {
