@@ -11,6 +11,7 @@ import type { AppDeps } from "./deps.js";
 import { randomHex } from "../core/ids.js";
 import { facades } from "./facades.js";
 import { lazyChildLogger } from "./request-logger.js";
+import { serializeError } from "./log-serializers.js";
 import { filesRoute } from "./files-route.js";
 import { upstreamNotifyRoute } from "./upstream-notify-route.js";
 import { wireConstraint } from "./wire-constraint.js";
@@ -35,6 +36,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       level: config.logLevel,
       serializers: {
         req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+        err: serializeError,
       },
     },
     genReqId: (req) => requestId(req),

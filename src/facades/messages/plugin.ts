@@ -104,7 +104,11 @@ function messageRoutes(chat: Client<typeof ChatService>, transport: Transport) {
         reply.hijack();
         for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
         reply.raw.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
-        const onError = (err: unknown) => req.log.warn({ err }, "messages stream failed after the 200");
+        // A failure after the 200 is a warning when it is the server's (5xx, as
+        // in the GenAI facade); a client that left or a refusal is not.
+        const onError = (err: unknown) => {
+          if (toWireError(err, core?.clientField).status >= 500) req.log.warn({ err }, "messages stream failed after the 200");
+        };
         const opts = { requestId: req.id, fallbackId, model: body.model, onError, clientField: core.clientField, heartbeatMs: HEARTBEAT_MS };
         void writeMessagesStream(it, first, reply.raw, opts).catch((err: unknown) => req.log.error({ err }, "messages stream failed"));
         return reply;

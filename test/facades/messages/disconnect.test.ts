@@ -70,3 +70,44 @@ t.test("a client that gives up on a non-streaming call aborts the upstream reque
   t.ok(Date.now() - started < 2500, "the upstream request was aborted before the upstream answered");
   t.equal(up.aborted, 1);
 });
+
+/** The request loggers' warnings, kept instead of written (the server logs at warn). */
+function captureWarnings(server: { app: { log: { child: (...a: never[]) => unknown } } }) {
+  const warnings: string[] = [];
+  const log = server.app.log;
+  const child = log.child.bind(log);
+  log.child = ((...a: never[]) => {
+    const c = child(...a) as { warn: (...x: unknown[]) => void };
+    c.warn = (...x: unknown[]) => void warnings.push(String(x.find((v) => typeof v === "string")));
+    return c;
+  }) as typeof log.child;
+  return warnings;
+}
+
+t.test("a stream the client left is not a warning; a stream the upstream broke after the 200 is", async (t) => {
+  let breakIt = false;
+  const up = await startFakeUpstream(() => ({ chunks: sseChunks("anthropic/stream-tool-use.sse"), chunkDelayMs: breakIt ? 0 : 200, ...(breakIt ? { breakAfter: 2 } : {}) }));
+  const server = await startServer({ config: { channels: [onlyChannel(up.url)], logLevel: "warn" } });
+  t.teardown(async () => {
+    await server.close();
+    await up.close();
+  });
+  const warnings = captureWarnings(server as never);
+  const c = new Anthropic({ baseURL: server.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 });
+
+  const aborted = up.nextAbort();
+  const ac = new AbortController();
+  const stream = await c.messages.create({ model: "gateway-chat", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] }, { signal: ac.signal });
+  await (async () => {
+    for await (const e of stream) if (e.type === "content_block_start") ac.abort();
+  })().catch(() => undefined);
+  await aborted;
+  await new Promise((r) => setTimeout(r, 100));
+  t.same(warnings, [], "the client's own cancel logs no warning");
+
+  breakIt = true;
+  const broken = c.messages.stream({ model: "gateway-chat", max_tokens: 100, messages: [{ role: "user", content: "again" }] });
+  await t.rejects(broken.finalMessage(), "the client sees the error frame");
+  for (let i = 0; i < 100 && !warnings.length; i++) await new Promise((r) => setTimeout(r, 10));
+  t.same(warnings, ["messages stream failed after the 200"], "an upstream that broke mid-stream is a warning");
+});
