@@ -12,6 +12,17 @@ import { sseChunks, startFakeUpstream } from "../../fixtures/fake-upstream.js";
 /** One Anthropic channel serving "gateway-chat" from the fake upstream. */
 const onlyChannel = (baseUrl: string) => ({ name: "only", provider: "anthropic" as const, baseUrl, apiKey: "k", models: ["gateway-chat"], modelMap: {}, priority: 0, weight: 1, enabled: true });
 
+/** Starts a stream and leaves it at its first content block; resolves once the upstream request was aborted. */
+async function leaveMidStream(c: Anthropic, up: { nextAbort(): Promise<unknown> }) {
+  const aborted = up.nextAbort();
+  const ac = new AbortController();
+  const stream = await c.messages.create({ model: "gateway-chat", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] }, { signal: ac.signal });
+  await (async () => {
+    for await (const e of stream) if (e.type === "content_block_start") ac.abort();
+  })().catch(() => undefined);
+  await aborted;
+}
+
 t.test("a client that disconnects mid-stream frees its slot and is recorded as canceled", async (t) => {
   let slow = true;
   const up = await startFakeUpstream(() => ({ chunks: sseChunks("anthropic/stream-tool-use.sse"), chunkDelayMs: slow ? 300 : 0 }));
@@ -26,13 +37,7 @@ t.test("a client that disconnects mid-stream frees its slot and is recorded as c
   const key = await admin.createKey({ key: { name: "one-at-a-time", limits: { concurrentRequests: 1 } } }, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
   const c = new Anthropic({ baseURL: server.baseUrl, apiKey: key.secret, maxRetries: 0 });
 
-  const aborted = up.nextAbort();
-  const ac = new AbortController();
-  const stream = await c.messages.create({ model: "gateway-chat", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] }, { signal: ac.signal });
-  await (async () => {
-    for await (const e of stream) if (e.type === "content_block_start") ac.abort();
-  })().catch(() => undefined);
-  await aborted;
+  await leaveMidStream(c, up);
   t.equal(up.aborted, 1, "the upstream request was aborted");
 
   slow = false;
@@ -95,13 +100,7 @@ t.test("a stream the client left is not a warning; a stream the upstream broke a
   const warnings = captureWarnings(server as never);
   const c = new Anthropic({ baseURL: server.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 });
 
-  const aborted = up.nextAbort();
-  const ac = new AbortController();
-  const stream = await c.messages.create({ model: "gateway-chat", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] }, { signal: ac.signal });
-  await (async () => {
-    for await (const e of stream) if (e.type === "content_block_start") ac.abort();
-  })().catch(() => undefined);
-  await aborted;
+  await leaveMidStream(c, up);
   await new Promise((r) => setTimeout(r, 100));
   t.same(warnings, [], "the client's own cancel logs no warning");
 
