@@ -14,7 +14,10 @@ export interface LoggedError {
   [key: string]: unknown;
 }
 
-export function serializeError(err: Error): LoggedError {
+/** Causes followed at most this deep (a cycle of causes ends here). */
+const MAX_CAUSES = 5;
+
+export function serializeError(err: Error, depth = 0): LoggedError {
   if (!(err instanceof ConnectError)) return stdErr(err);
   const d = errorDetail(err);
   const cause = err.cause;
@@ -25,6 +28,6 @@ export function serializeError(err: Error): LoggedError {
     ...(d?.reason ? { reason: d.reason } : {}),
     ...(d?.field ? { field: d.field } : {}),
     stack: err.stack ?? "",
-    ...(cause instanceof Error ? { cause: serializeError(cause) } : cause !== undefined ? { cause } : {}),
+    ...(depth >= MAX_CAUSES || cause === undefined ? {} : { cause: cause instanceof Error ? serializeError(cause, depth + 1) : cause }),
   };
 }

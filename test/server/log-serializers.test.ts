@@ -45,3 +45,12 @@ t.test("through pino: a logged ConnectError line stays small", async (t) => {
   t.match(lines[0], { err: { type: "ConnectError", code: "Canceled", reason: "canceled" }, msg: "stream failed" });
   t.ok(JSON.stringify(lines[0]).length < 1500, `one short line (${JSON.stringify(lines[0]).length} characters)`);
 });
+
+t.test("a cycle of causes ends", async (t) => {
+  const a = new ConnectError("a", Code.Internal);
+  const b = new ConnectError("b", Code.Internal, undefined, undefined, a);
+  (a as { cause: unknown }).cause = b;
+  let depth = 0;
+  for (let c: unknown = serializeError(a); c && typeof c === "object" && "cause" in c; c = (c as { cause: unknown }).cause) depth++;
+  t.equal(depth, 5, "five causes deep, then no more");
+});
