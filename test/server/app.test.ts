@@ -1,6 +1,7 @@
 import t from "tap";
 import { ADMIN_KEY, startServer, type TestServer } from "../helpers/app.js";
 import { redactUrl, requestId } from "../../src/server/app.js";
+import { serializeError } from "../../src/server/log-serializers.js";
 
 let server: TestServer;
 t.before(async () => {
@@ -32,6 +33,12 @@ t.test("metrics count HTTP routes and core RPCs", async (t) => {
   t.match(text, /omnigate_http_request_duration_seconds_bucket\{le="[\d.]+",method="GET",route="\/healthz"\}/);
   t.match(text, /omnigate_rpc_requests_total\{service="omnigate.model.v1.ModelService",method="ListModels",code="ok"\} 1/);
   t.match(text, /omnigate_rpc_duration_seconds_count\{service="omnigate.model.v1.ModelService",method="ListModels"\} 1/);
+});
+
+t.test("the app's logger, and the request loggers made from it, log errors with the gateway's serializer", async (t) => {
+  const serializers = (l: object) => (l as Record<symbol, { err?: unknown }>)[Symbol.for("pino.serializers")];
+  t.equal(serializers(server.app.log)?.err, serializeError);
+  t.equal(serializers(server.app.log.child({ requestId: "r" }))?.err, serializeError);
 });
 
 t.test("unknown paths are 404", async (t) => {
