@@ -161,6 +161,8 @@ function combineAtRate(rounds) {
   };
 }
 
+const mean = (xs) => xs.reduce((x, y) => x + y, 0) / xs.length;
+
 /**
  * Loads a target until its CPU per request stops falling. A freshly started
  * gateway needs 15-20 s of load before it is steady (V8 compiles its hot code
@@ -172,8 +174,6 @@ function combineAtRate(rounds) {
  * 12 s), after at least BENCH_WARMUP and at most BENCH_WARMUP_MAX seconds. The slices are reported
  * (the first is the cold cost), so the warm-up is visible, not hidden.
  */
-const mean = (xs) => xs.reduce((x, y) => x + y, 0) / xs.length;
-
 function warmUp(target, url, req) {
   const slices = [];
   if (WARMUP <= 0) return { seconds: 0, slices, steady: false };

@@ -6,7 +6,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AdminService } from "../../../gen/omnigate/admin/v1/admin_pb.js";
-import { ADMIN_KEY, startServer } from "../../helpers/app.js";
+import { ADMIN_KEY, startServer, type TestServer } from "../../helpers/app.js";
 import { sseChunks, startFakeUpstream } from "../../fixtures/fake-upstream.js";
 
 /** One Anthropic channel serving "gateway-chat" from the fake upstream. */
@@ -77,15 +77,15 @@ t.test("a client that gives up on a non-streaming call aborts the upstream reque
 });
 
 /** The request loggers' warnings, kept instead of written (the server logs at warn). */
-function captureWarnings(server: { app: { log: { child: (...a: never[]) => unknown } } }) {
+function captureWarnings(server: TestServer) {
   const warnings: string[] = [];
   const log = server.app.log;
   const child = log.child.bind(log);
-  log.child = ((...a: never[]) => {
-    const c = child(...a) as { warn: (...x: unknown[]) => void };
-    c.warn = (...x: unknown[]) => void warnings.push(String(x.find((v) => typeof v === "string")));
+  log.child = (bindings, opts) => {
+    const c = child(bindings, opts);
+    c.warn = ((...x: unknown[]) => void warnings.push(String(x.find((v) => typeof v === "string")))) as typeof c.warn;
     return c;
-  }) as typeof log.child;
+  };
   return warnings;
 }
 
@@ -97,7 +97,7 @@ t.test("a stream the client left is not a warning; a stream the upstream broke a
     await server.close();
     await up.close();
   });
-  const warnings = captureWarnings(server as never);
+  const warnings = captureWarnings(server);
   const c = new Anthropic({ baseURL: server.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 });
 
   await leaveMidStream(c, up);
