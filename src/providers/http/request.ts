@@ -231,16 +231,43 @@ interface WholeAnswer {
 function dispatchWhole(up: Upstream, opts: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<WholeAnswer> {
   if (signal.aborted) return Promise.reject(new undiciErrors.RequestAbortedError());
   return new Promise((resolve, reject) => {
-    up.pool.dispatch(opts, new WholeAnswerHandler(signal, resolve, reject));
+    up.pool.dispatch(opts, new WholeAnswerHandler(signal, up.timeouts, resolve, reject));
   });
 }
 
 const ONCE = { once: true } as const;
 
 /**
+ * A whole exchange's own first-byte and chunk-gap timer fired: the exchange is
+ * aborted with the error undici's own timers raise (transportError maps them).
+ */
+function expire(h: WholeAnswerHandler): void {
+  h.expired();
+}
+
+/** The longest delay a Node timer takes (a longer one would fire at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A timer for `ms` (0: no limit, as with undici's own timeouts). */
+function arm(h: WholeAnswerHandler, ms: number): NodeJS.Timeout | undefined {
+  return ms > 0 ? setTimeout(expire, Math.min(ms, MAX_TIMER_MS), h) : undefined;
+}
+
+/**
  * The dispatch handler of dispatchWhole. One object per exchange: its methods
  * live on the prototype, and it is its own abort listener (handleEvent), so
  * an exchange makes no closures.
+ *
+ * It times the first byte and the gaps between body chunks itself, with one
+ * native timer cleared when the exchange settles, and tells undici not to
+ * (headersTimeout and bodyTimeout 0 in the dispatch options). undici's timers
+ * for delays over a second are "fast timers": an object per request that
+ * stays in a shared list until its next half-second tick, long after the
+ * request is done, so every request promoted it (about 90 B of the 280 B a
+ * non-streaming request promoted to the old generation), and those bytes set
+ * how often the full collections came. A native timer is unlinked when it is
+ * cleared and dies young. Like undici's, the clock starts when the request is
+ * written (onRequestStart), not while it waits in the pool's queue.
  */
 class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
@@ -250,9 +277,11 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   private chunks: Buffer[] = [];
   private size = 0;
   private settled = false;
+  private timer: NodeJS.Timeout | undefined = undefined;
 
   constructor(
     private readonly signal: AbortSignal,
+    private readonly timeouts: UpstreamTimeouts,
     private readonly resolve: (a: WholeAnswer) => void,
     private readonly reject: (err: Error) => void,
   ) {
@@ -264,9 +293,17 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
     this.controller?.abort(new undiciErrors.RequestAbortedError());
   }
 
+  /** The first byte (no status yet) or the next chunk (a status, then silence) is overdue. */
+  expired(): void {
+    this.timer = undefined;
+    this.controller?.abort(this.status ? new undiciErrors.BodyTimeoutError() : new undiciErrors.HeadersTimeoutError());
+  }
+
   private settle(err: unknown, answer?: WholeAnswer): void {
     if (this.settled) return;
     this.settled = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
     this.signal.removeEventListener("abort", this);
     if (err === undefined) this.resolve(answer!);
     else this.reject(err instanceof Error ? err : new Error(String(err)));
@@ -274,16 +311,25 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
 
   onRequestStart(c: Dispatcher.DispatchController): void {
     this.controller = c;
-    if (this.signal.aborted) this.handleEvent();
+    if (this.signal.aborted) return this.handleEvent();
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = arm(this, this.timeouts.firstByteMs);
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, h: Record<string, string | string[] | undefined>): void {
     this.status = statusCode;
     this.headers = h as IncomingHttpHeaders;
     if (statusCode < 200 || statusCode >= 300) this.limit = MAX_ERROR_BODY;
+    // From here on the timer measures the gap before the next chunk.
+    if (this.timer !== undefined && this.timeouts.chunkGapMs === this.timeouts.firstByteMs) this.timer.refresh();
+    else {
+      if (this.timer !== undefined) clearTimeout(this.timer);
+      this.timer = arm(this, this.timeouts.chunkGapMs);
+    }
   }
 
   onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.timer?.refresh();
     this.size += chunk.length;
     if (this.size > this.limit) {
       // An error body is kept only to its limit; an oversized answer is a failure.
@@ -330,8 +376,9 @@ export async function exchangeJson(
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json", ...up.headers, ...opts.headers },
         body: JSON.stringify(payload),
-        headersTimeout: up.timeouts.firstByteMs,
-        bodyTimeout: up.timeouts.chunkGapMs,
+        // The handler times the first byte and the chunk gaps itself (see WholeAnswerHandler).
+        headersTimeout: 0,
+        bodyTimeout: 0,
       },
       opts.signal,
     );

@@ -149,7 +149,7 @@ t.test("exchangeJson: whole answers, error statuses, limits, timeouts, aborts an
       case "/v1/bigerror":
         return { status: 500, text: big };
       case "/v1/slow":
-        // undici's header timer ticks every ~500 ms: well past the 200 ms allowed.
+        // Well past the 200 ms allowed.
         return { delayMs: 1500, json: {} };
       case "/v1/hang":
         return { hang: true };
@@ -209,4 +209,48 @@ t.test("exchangeJson: whole answers, error statuses, limits, timeouts, aborts an
   t.teardown(() => down.pools.close());
   const err = await fail(exchangeJson(down, "/x", {}, { signal: new AbortController().signal, requestId: "r", parseError: () => ({}) }));
   t.equal(errorDetail(err)?.reason, "upstream_unavailable");
+});
+
+t.test("exchangeJson times the first byte and each chunk gap itself; 0 is no limit", async (t) => {
+  const fake = await startFakeUpstream((req): Reply => {
+    switch (req.path) {
+      case "/v1/late":
+        return { delayMs: 300, json: { late: true } };
+      case "/v1/drip":
+        // Four gaps of 80 ms: 320 ms in all, each gap under the 200 ms allowed.
+        return { chunks: ['{"a":', '"b"', ',"c":1', "}"], chunkDelayMs: 80, headers: { "content-type": "application/json" } };
+      case "/v1/hang":
+        return { hang: true };
+      default:
+        return { status: 404, json: {} };
+    }
+  });
+  t.teardown(() => fake.close());
+  type Outcome = { ok?: unknown; err?: ConnectError };
+  const call = (up: ReturnType<typeof testUpstream>, path: string): Promise<Outcome> =>
+    exchangeJson(up, path, {}, { signal: new AbortController().signal, requestId: "r", parseError: () => ({}) }).then(
+      (v) => ({ ok: v }),
+      (e: unknown) => ({ err: e as ConnectError }),
+    );
+  const ups: ReturnType<typeof testUpstream>[] = [];
+  const up = (firstByteMs: number, chunkGapMs: number) => {
+    const u = testUpstream("openai", `${fake.url}/v1`, { firstByteMs, chunkGapMs, channel: `timers-${firstByteMs}-${chunkGapMs}` });
+    ups.push(u);
+    return u;
+  };
+  t.teardown(() => Promise.all(ups.map((u) => u.pools.close())));
+
+  const slowStart = await call(up(100, 5000), "/late");
+  t.equal(slowStart.err?.code, Code.DeadlineExceeded, "the first byte is timed with its own limit");
+  t.equal(errorDetail(slowStart.err!)?.metadata.phase, "first_byte");
+  const stalled = await call(up(5000, 150), "/hang");
+  t.equal(stalled.err?.code, Code.DeadlineExceeded, "after the headers, the chunk gap's limit applies");
+  t.equal(errorDetail(stalled.err!)?.metadata.phase, "chunk_gap");
+  t.same((await call(up(200, 200), "/drip")).ok, { a: "b", c: 1 }, "each chunk restarts the gap");
+  t.same((await call(up(5000, 200), "/drip")).ok, { a: "b", c: 1 }, "also when the first byte has another limit");
+  t.same((await call(up(0, 0), "/late")).ok, { late: true }, "0: no first-byte limit");
+  t.same((await call(up(0, 200), "/drip")).ok, { a: "b", c: 1 }, "0 for the first byte, a limit for the gaps");
+  const noFirstByteLimit = await call(up(0, 150), "/hang");
+  t.equal(errorDetail(noFirstByteLimit.err!)?.metadata.phase, "chunk_gap", "the gap limit still applies");
+  t.same((await call(up(2 ** 40, 2 ** 40), "/late")).ok, { late: true }, "a limit past a timer's range is no limit, not an instant one");
 });
