@@ -60,7 +60,9 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
 
   return {
     async generate(req, ctx) {
-      const { input, cachedTokens } = await withCache(checkChatInput(req.input, { requireTurns: true }), ctx);
+      const checked = checkChatInput(req.input, { requireTurns: true });
+      // Awaited only when there is something to resolve: an await of a plain value still costs two promises and a turn.
+      const { input, cachedTokens } = checked.cachedContent ? await withCache(checked, ctx) : { input: checked, cachedTokens: 0n };
       const routes = routesFor(deps.routing, input);
       let r = routes[0];
       const started = now();

@@ -29,8 +29,8 @@ export function anthropicHeaders(apiKey: string, extra: Record<string, string> =
   return { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION, ...extra };
 }
 
-export async function postMessages(up: Upstream, body: wire.MessagesRequest, call: Call): Promise<wire.MessageResponse> {
-  return (await exchangeJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError })) as wire.MessageResponse;
+export function postMessages(up: Upstream, body: wire.MessagesRequest, call: Call): Promise<wire.MessageResponse> {
+  return exchangeJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError }) as Promise<wire.MessageResponse>;
 }
 
 /**
@@ -59,8 +59,8 @@ export function streamMessages<T>(up: Upstream, body: wire.MessagesRequest, call
   });
 }
 
-export async function countTokens(up: Upstream, body: wire.CountTokensRequest, call: Call): Promise<{ input_tokens?: number }> {
-  return (await exchangeJson(up, endpoint(up, "/messages/count_tokens"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError })) as { input_tokens?: number };
+export function countTokens(up: Upstream, body: wire.CountTokensRequest, call: Call): Promise<{ input_tokens?: number }> {
+  return exchangeJson(up, endpoint(up, "/messages/count_tokens"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError }) as Promise<{ input_tokens?: number }>;
 }
 
 /** A whole message as the event sequence Anthropic would have streamed. */

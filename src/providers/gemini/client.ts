@@ -23,8 +23,8 @@ export function modelPath(up: Upstream, model: string, method: string): string {
   return `${versioned ? "" : "/v1beta"}/models/${encodeURIComponent(m)}:${method}`;
 }
 
-export async function generateContent(up: Upstream, model: string, body: wire.GenerateContentRequest, call: Call): Promise<wire.GenerateContentResponse> {
-  return (await exchangeJson(up, modelPath(up, model, "generateContent"), body, { signal: call.signal, requestId: call.requestId, parseError })) as wire.GenerateContentResponse;
+export function generateContent(up: Upstream, model: string, body: wire.GenerateContentRequest, call: Call): Promise<wire.GenerateContentResponse> {
+  return exchangeJson(up, modelPath(up, model, "generateContent"), body, { signal: call.signal, requestId: call.requestId, parseError }) as Promise<wire.GenerateContentResponse>;
 }
 
 /**
@@ -59,6 +59,6 @@ export function streamGenerateContent<T>(
   });
 }
 
-export async function countTokens(up: Upstream, model: string, body: { generateContentRequest: wire.GenerateContentRequest & { model: string } }, call: Call): Promise<wire.CountTokensResponse> {
-  return (await exchangeJson(up, modelPath(up, model, "countTokens"), body, { signal: call.signal, requestId: call.requestId, parseError })) as wire.CountTokensResponse;
+export function countTokens(up: Upstream, model: string, body: { generateContentRequest: wire.GenerateContentRequest & { model: string } }, call: Call): Promise<wire.CountTokensResponse> {
+  return exchangeJson(up, modelPath(up, model, "countTokens"), body, { signal: call.signal, requestId: call.requestId, parseError }) as Promise<wire.CountTokensResponse>;
 }

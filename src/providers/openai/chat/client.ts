@@ -27,8 +27,8 @@ export function isOfficialOpenAI(up: Upstream): boolean {
   return up.baseUrl.hostname === "api.openai.com";
 }
 
-export async function postChat(up: Upstream, body: wire.ChatRequest, call: Call): Promise<wire.ChatResponse> {
-  return (await exchangeJson(up, endpoint(up), body, { signal: call.signal, requestId: call.requestId, parseError })) as wire.ChatResponse;
+export function postChat(up: Upstream, body: wire.ChatRequest, call: Call): Promise<wire.ChatResponse> {
+  return exchangeJson(up, endpoint(up), body, { signal: call.signal, requestId: call.requestId, parseError }) as Promise<wire.ChatResponse>;
 }
 
 /** What a stream's reader makes of what comes: each chunk, the `data: [DONE]` mark, and the whole answer of a server that ignored stream: true. */
