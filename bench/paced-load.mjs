@@ -8,8 +8,12 @@
 //
 // Usage: node bench/paced-load.mjs '<json options>'
 //   { url, method?, headers?, body?, rate, durationS, connections, warmupS? }
-// The first warmupS seconds (default 1) run at the same rate and are not
-// counted: they open the connections and warm this process's own code.
+// The first warmupS seconds (default 3) run at the same rate and are not
+// counted: they open the connections and warm this process's own code. One
+// second was not enough: this process shares its core with the fake upstream,
+// and in about one round of three its own start (V8 compiling it) held up the
+// answers of the first 100-300 ms after the warm-up, while the target served
+// every request in under 20 ms (bench/README, tenth round, item 4).
 // Prints one JSON object: { requests, rps, latency: { p50, p90, p99, max, mean }, headers: { p50, p90, p99 }, errors, non2xx }.
 import { Pool } from "undici";
 
@@ -26,7 +30,7 @@ const pool = new Pool(url.origin, { connections, pipelining: 1 });
 const body = o.body === undefined ? undefined : typeof o.body === "string" ? o.body : JSON.stringify(o.body);
 const req = { path: url.pathname + url.search, method: o.method ?? "POST", headers: o.headers ?? {}, body };
 
-const warm = Math.round(rate * Number(o.warmupS ?? 1));
+const warm = Math.round(rate * Number(o.warmupS ?? 3));
 const total = warm + Math.round(rate * durationS);
 const latencies = new Float64Array(total);
 const firstBytes = new Float64Array(total);
