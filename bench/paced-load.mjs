@@ -11,9 +11,10 @@
 // The first warmupS seconds (default 3) run at the same rate and are not
 // counted: they open the connections and warm this process's own code. One
 // second was not enough: this process shares its core with the fake upstream,
-// and in about one round of three its own start (V8 compiling it) held up the
-// answers of the first 100-300 ms after the warm-up, while the target served
-// every request in under 20 ms (bench/README, tenth round, item 4).
+// and in about one round of three its own first seconds (what in them was not
+// pinned down) held up the answers of the first 100-300 ms after the warm-up,
+// while, in the round traced, the target served every request in under 20 ms
+// (bench/README, tenth round, item 4).
 // Prints one JSON object: { requests, rps, latency: { p50, p90, p99, max, mean }, headers: { p50, p90, p99 }, errors, non2xx }.
 import { Pool } from "undici";
 
