@@ -1,7 +1,7 @@
 // Process entry point: `npm start`. Loads config, opens storage, serves HTTP/1.1
 // and h2c, and shuts down gracefully on SIGTERM/SIGINT.
 // First: V8 flags that must hold before the other modules' code runs.
-import "./v8-flags.js";
+import { appliedV8Flags } from "./v8-flags.js";
 import type { AddressInfo } from "node:net";
 import { ConfigError, loadConfig, publicBaseUrl, type Config } from "../config.js";
 import { ensureKeys } from "../core/auth/bootstrap.js";
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   const httpPort = (app.server.address() as AddressInfo).port;
   const grpc = await startGrpcListener(deps.core, config.host, config.grpcPort);
-  app.log.info({ http: httpPort, grpc: grpc.port, dataDir: config.dataDir, publicUrl: publicBaseUrl(config, httpPort) }, "omnigate listening");
+  app.log.info({ http: httpPort, grpc: grpc.port, dataDir: config.dataDir, publicUrl: publicBaseUrl(config, httpPort), v8Flags: appliedV8Flags }, "omnigate listening");
   if (boot.generatedSecret) {
     // Printed once: the store keeps only its hash.
     process.stdout.write(

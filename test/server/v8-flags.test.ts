@@ -1,20 +1,105 @@
-// The gateway turns V8's allocation-site pretenuring off (src/server/v8-flags.ts),
-// unless node's command line already sets it either way.
+// The gateway's V8 defaults (src/server/v8-flags.ts): allocation-site
+// pretenuring off, a 10% heap growing margin, and young collections without
+// helper threads when the process may use one CPU at most; each unless node's
+// command line names it.
 import t from "tap";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { v8Flags } from "../../src/server/v8-flags.js";
+import os from "node:os";
+import { cgroupDirs, cpuMaxCpus, usableCpus, v8Flags } from "../../src/server/v8-flags.js";
 
 t.test("each flag is set unless node's command line names it", async (t) => {
   const both = ["--no-allocation-site-pretenuring", "--heap-growing-percent=10"];
-  t.same(v8Flags([]), both);
-  t.same(v8Flags(["--max-semi-space-size=8", "--enable-source-maps", "-e"]), both);
-  t.same(v8Flags(["--allocation-site-pretenuring"]), ["--heap-growing-percent=10"], "an operator's explicit choice stands");
-  t.same(v8Flags(["--no-allocation-site-pretenuring"]), ["--heap-growing-percent=10"]);
-  t.same(v8Flags(["--allocation_site_pretenuring"]), ["--heap-growing-percent=10"], "V8 accepts underscores too");
-  t.same(v8Flags(["--heap-growing-percent=50"]), ["--no-allocation-site-pretenuring"]);
-  t.same(v8Flags(["--heap_growing_percent=50", "--allocation-site-pretenuring"]), []);
+  t.same(v8Flags([], 2), both);
+  t.same(v8Flags(["--max-semi-space-size=8", "--enable-source-maps", "-e"], 2), both);
+  t.same(v8Flags(["--allocation-site-pretenuring"], 2), ["--heap-growing-percent=10"], "an operator's explicit choice stands");
+  t.same(v8Flags(["--no-allocation-site-pretenuring"], 2), ["--heap-growing-percent=10"]);
+  t.same(v8Flags(["--allocation_site_pretenuring"], 2), ["--heap-growing-percent=10"], "V8 accepts underscores too");
+  t.same(v8Flags(["--heap-growing-percent=50"], 2), ["--no-allocation-site-pretenuring"]);
+  t.same(v8Flags(["--heap_growing_percent=50", "--allocation-site-pretenuring"], 2), []);
+});
+
+t.test("young collections without helper threads only for a process that may use one CPU at most", async (t) => {
+  const both = ["--no-allocation-site-pretenuring", "--heap-growing-percent=10"];
+  t.same(v8Flags([], 1), [...both, "--no-parallel-scavenge"]);
+  t.same(v8Flags([], 0.5), [...both, "--no-parallel-scavenge"], "a quota of half a CPU");
+  t.same(v8Flags([], 1.5), both, "a quota of one and a half CPUs keeps the helpers");
+  t.same(v8Flags([], 4), both);
+  t.same(v8Flags([], Infinity), both);
+  t.same(v8Flags(["--parallel-scavenge"], 1), both, "an operator's explicit choice stands");
+  t.same(v8Flags(["--no_parallel_scavenge"], 1), both, "named with underscores");
+});
+
+t.test("cpu.max: quota over period, max is no limit", async (t) => {
+  t.equal(cpuMaxCpus("max 100000\n"), Infinity);
+  t.equal(cpuMaxCpus("100000 100000\n"), 1);
+  t.equal(cpuMaxCpus("50000 100000"), 0.5);
+  t.equal(cpuMaxCpus("250000 100000"), 2.5);
+  t.equal(cpuMaxCpus(""), undefined);
+  t.equal(cpuMaxCpus("garbage"), undefined);
+  t.equal(cpuMaxCpus("100000 0"), undefined, "a zero period is not a quota");
+  t.equal(cpuMaxCpus("-1 100000"), undefined);
+});
+
+t.test("cgroup dirs: the process's own cgroup and each parent up to the root", async (t) => {
+  t.same(cgroupDirs("0::/\n"), ["/sys/fs/cgroup"]);
+  t.same(cgroupDirs("0::/system.slice/omnigate.service\n"), ["/sys/fs/cgroup/system.slice/omnigate.service", "/sys/fs/cgroup/system.slice", "/sys/fs/cgroup"]);
+  t.same(cgroupDirs("12:cpu,cpuacct:/docker/abc\n0::/kube/pod1\n"), ["/sys/fs/cgroup/kube/pod1", "/sys/fs/cgroup/kube", "/sys/fs/cgroup"], "the v2 line among v1 ones");
+  t.same(cgroupDirs("4:cpu:/docker/abc\n"), [], "cgroup v1 only: no v2 limits to read");
+});
+
+t.test("usable CPUs: the affinity, lowered by the tightest quota above the process", async (t) => {
+  const affinity = os.availableParallelism();
+  const files = (map: Record<string, string>) => (f: string) => {
+    if (f in map) return map[f]!;
+    throw Object.assign(new Error(`ENOENT ${f}`), { code: "ENOENT" });
+  };
+  t.equal(usableCpus(files({})), affinity, "no cgroup file: the affinity");
+  t.equal(usableCpus(files({ "/proc/self/cgroup": "0::/a/b\n" })), affinity, "no cpu.max anywhere");
+  t.equal(usableCpus(files({ "/proc/self/cgroup": "0::/a/b\n", "/sys/fs/cgroup/a/b/cpu.max": "max 100000\n" })), affinity);
+  t.equal(usableCpus(files({ "/proc/self/cgroup": "0::/a/b\n", "/sys/fs/cgroup/a/cpu.max": "50000 100000\n", "/sys/fs/cgroup/a/b/cpu.max": "max 100000\n" })), 0.5, "a parent's quota limits the child");
+  t.equal(usableCpus(files({ "/proc/self/cgroup": "0::/\n", "/sys/fs/cgroup/cpu.max": `${(affinity + 3) * 100000} 100000\n` })), affinity, "a quota above the affinity changes nothing");
+});
+
+/**
+ * Young collections of an allocating child process pinned to one CPU
+ * (--trace-gc-nvp), from the moment the module (if any) has been imported:
+ * how many, and the helper threads' share of their work.
+ */
+function pinnedScavenges(importModule: boolean): { count: number; helperMs: number } {
+  const mod = pathToFileURL(path.resolve(import.meta.dirname, "../../src/server/v8-flags.ts")).href;
+  const code = [
+    importModule ? `await import(${JSON.stringify(mod)});` : "",
+    // V8's trace lines carry the milliseconds since the isolate started; collections before this point are not counted.
+    "process.stderr.write(`FROM ${Math.ceil(performance.now())}\\n`);",
+    "const keep = []; let x = [];",
+    "for (let i = 0; i < 2e6; i++) { x.push({ a: i, b: 's' + i }); if (x.length > 2000) { keep.push(x); x = []; } if (keep.length > 20) keep.length = 0; }",
+  ].join("\n");
+  const r = spawnSync("taskset", ["-c", "0", process.execPath, "--max-semi-space-size=8", "--import", "tsx", "--trace-gc-nvp", "--input-type=module", "-e", code], { encoding: "utf8", timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
+  const from = Number(/FROM (\d+)/.exec(r.stderr)?.[1]);
+  if (!Number.isFinite(from)) throw new Error(`no start mark: ${r.stderr}`);
+  let count = 0;
+  let helperMs = 0;
+  for (const line of r.stdout.split("\n")) {
+    const at = /\s(\d+) ms: .*\bgc=s\b/.exec(line);
+    // A margin for the two clocks' different origins (the isolate starts a little after the process).
+    if (!at || Number(at[1]) < from + 20) continue;
+    count++;
+    helperMs += Number(/background\.scavenge\.parallel=([\d.]+)/.exec(line)?.[1] ?? NaN);
+  }
+  return { count, helperMs };
+}
+
+t.test("pinned to one CPU, the module's flag takes the helper threads out of young collections", async (t) => {
+  if (spawnSync("taskset", ["-c", "0", "true"]).status !== 0) return void t.pass("taskset", { skip: "taskset is not available here" });
+  const control = pinnedScavenges(false);
+  t.ok(control.count > 10, `control: ${control.count} young collections`);
+  if (!(control.helperMs > 0)) return void t.pass("control", { skip: "this V8 ran no young collection on helper threads even without the flag" });
+  const flagged = pinnedScavenges(true);
+  t.ok(flagged.count > 10, `with the module: ${flagged.count} young collections`);
+  t.equal(flagged.helperMs, 0, `helper threads: ${control.helperMs.toFixed(1)} ms without the module, ${flagged.helperMs} ms with it`);
 });
 
 // A workload V8 pretenures: object literals holding an empty array literal
