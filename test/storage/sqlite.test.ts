@@ -1,7 +1,8 @@
 import t from "tap";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { openSqliteStorage } from "../../src/storage/sqlite/sqlite-storage.js";
+import Database from "better-sqlite3";
+import { configureConnection, openSqliteStorage, PAGE_CACHE_KIB } from "../../src/storage/sqlite/sqlite-storage.js";
 import { migrations } from "../../src/storage/sqlite/migrations.js";
 import { StorageError, type ApiKeyRecord } from "../../src/storage/types.js";
 import { tempDir } from "../helpers/app.js";
@@ -18,6 +19,19 @@ const key = (id: string, hash: string): ApiKeyRecord => ({
   spent: 0,
   limits: { requestsPerMinute: 60, tokensPerMinute: 0, concurrentRequests: 2 },
   createTime: 1_700_000_000_000,
+});
+
+t.test("a connection runs with WAL, foreign keys and SQLite's own 2 MB page cache, not better-sqlite3's 16 MB", async (t) => {
+  const db = new Database(path.join(tempDir(), "c.db"));
+  t.teardown(() => db.close());
+  t.equal(db.pragma("cache_size", { simple: true }), -16000, "better-sqlite3's build default, which configureConnection overrides");
+  configureConnection(db);
+  t.equal(PAGE_CACHE_KIB, 2000);
+  t.equal(db.pragma("cache_size", { simple: true }), -2000);
+  t.equal(db.pragma("journal_mode", { simple: true }), "wal");
+  t.equal(db.pragma("synchronous", { simple: true }), 1, "NORMAL");
+  t.equal(db.pragma("foreign_keys", { simple: true }), 1);
+  t.equal(db.pragma("busy_timeout", { simple: true }), 5000);
 });
 
 t.test("migrations run on an empty dir and only once", async (t) => {
