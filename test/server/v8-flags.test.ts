@@ -63,21 +63,31 @@ t.test("usable CPUs: the affinity, lowered by the tightest quota above the proce
 });
 
 /**
+ * Runs `lines` as an ES module in a child node with `nodeArgs`, after
+ * importing src/server/v8-flags.ts when asked, pinned to `cpu` when given; a
+ * child that fails fails the test.
+ */
+function runChild(importModule: boolean, nodeArgs: string[], lines: string[], cpu?: string): { stdout: string; stderr: string } {
+  const mod = pathToFileURL(path.resolve(import.meta.dirname, "../../src/server/v8-flags.ts")).href;
+  const code = [importModule ? `await import(${JSON.stringify(mod)});` : "", ...lines].join("\n");
+  const args = [...nodeArgs, "--import", "tsx", "--input-type=module", "-e", code];
+  const r = cpu === undefined ? spawnSync(process.execPath, args, { encoding: "utf8", timeout: 60_000 }) : spawnSync("taskset", ["-c", cpu, process.execPath, ...args], { encoding: "utf8", timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
+  return r;
+}
+
+/**
  * Young collections of an allocating child process pinned to one CPU
  * (--trace-gc-nvp), from the moment the module (if any) has been imported:
  * how many, and the helper threads' share of their work.
  */
 function pinnedScavenges(importModule: boolean): { count: number; helperMs: number } {
-  const mod = pathToFileURL(path.resolve(import.meta.dirname, "../../src/server/v8-flags.ts")).href;
-  const code = [
-    importModule ? `await import(${JSON.stringify(mod)});` : "",
+  const r = runChild(importModule, ["--max-semi-space-size=8", "--trace-gc-nvp"], [
     // V8's trace lines carry the milliseconds since the isolate started; collections before this point are not counted.
     "process.stderr.write(`FROM ${Math.ceil(performance.now())}\\n`);",
     "const keep = []; let x = [];",
     "for (let i = 0; i < 2e6; i++) { x.push({ a: i, b: 's' + i }); if (x.length > 2000) { keep.push(x); x = []; } if (keep.length > 20) keep.length = 0; }",
-  ].join("\n");
-  const r = spawnSync("taskset", ["-c", "0", process.execPath, "--max-semi-space-size=8", "--import", "tsx", "--trace-gc-nvp", "--input-type=module", "-e", code], { encoding: "utf8", timeout: 60_000 });
-  if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
+  ], "0");
   const from = Number(/FROM (\d+)/.exec(r.stderr)?.[1]);
   if (!Number.isFinite(from)) throw new Error(`no start mark: ${r.stderr}`);
   let count = 0;
@@ -107,17 +117,13 @@ t.test("pinned to one CPU, the module's flag takes the helper threads out of you
 // collection finds them surviving. With --trace-pretenuring
 // V8 prints each decision (with the statistics flag too); "=> tenure" is a site switched to old-space allocation.
 function tenureDecisions(importModule: boolean): number {
-  const mod = pathToFileURL(path.resolve(import.meta.dirname, "../../src/server/v8-flags.ts")).href;
-  const code = [
-    importModule ? `await import(${JSON.stringify(mod)});` : "",
+  const r = runChild(importModule, ["--trace-pretenuring", "--trace-pretenuring-statistics"], [
     "function mk(i) { return { value: i, issues: [] }; }",
     "const keep = [];",
     "function round(n) { for (let i = 0; i < n; i++) keep.push(mk(i)); }",
     "for (let r = 0; r < 20; r++) round(20000);",
     "globalThis.kept = keep.length;",
-  ].join("\n");
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--trace-pretenuring", "--trace-pretenuring-statistics", "--input-type=module", "-e", code], { encoding: "utf8", timeout: 60_000 });
-  if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
+  ]);
   return (r.stdout.match(/=> tenure/g) ?? []).length;
 }
 
