@@ -35,7 +35,7 @@
 // handle; test/server/v8-flags.test.ts starts such a process).
 //
 // (The young generation's size cannot be changed once the process runs:
-// `npm start` passes --max-semi-space-size=8 on node's command line.)
+// `npm start` passes --max-semi-space-size=16 on node's command line.)
 // Measured in bench/README.md.
 import { readFileSync } from "node:fs";
 import os from "node:os";
