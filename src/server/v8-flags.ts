@@ -24,10 +24,11 @@
 // splits each young collection between the main thread and helper threads;
 // with one CPU the helpers take turns with the main thread, which waits for
 // them, so the split is only overhead. Measured with --trace-gc-nvp on a
-// gateway pinned to one CPU (Anthropic -> OpenAI, 32 connections): 7.7-8.3 µs
-// of young-collection pause a request plus 4.3-4.6 µs on the helper threads,
-// against 5.7-6.8 µs and none without the split. With more CPUs the helpers
-// run beside the main thread and shorten its pauses, so it stays on there.
+// gateway pinned to one CPU (Anthropic -> OpenAI, 32 connections): 7.5 µs of
+// young-collection pause a request with the helpers, 7.1 without (the
+// helpers' own 4.2-4.3 µs lies inside that pause on one CPU, not beside it).
+// A small gain. With more CPUs the helpers run beside the main thread and
+// shorten its pauses, so it stays on there.
 // Only --no-parallel-scavenge, not --single-threaded-gc: V8 reads the former
 // at each young collection, while the latter also turns concurrent marking
 // off, and flipped during a marking cycle (one can be under way when this
