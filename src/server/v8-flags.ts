@@ -74,17 +74,20 @@ export function cpuMaxCpus(text: string): number | undefined {
   return Number.isFinite(q) && q > 0 && Number.isFinite(p) && p > 0 ? q / p : undefined;
 }
 
+/** Where the cgroup v2 hierarchy is mounted. */
+const CGROUP_ROOT = "/sys/fs/cgroup";
+
 /**
  * The cgroup v2 directories whose `cpu.max` limits this process: its own
  * cgroup (from /proc/self/cgroup's "0::/path" line) and each parent up to the
  * root, as seen from inside a container too.
  */
-export function cgroupDirs(procSelfCgroup: string, root = "/sys/fs/cgroup"): string[] {
+export function cgroupDirs(procSelfCgroup: string): string[] {
   const line = procSelfCgroup.split("\n").find((l) => l.startsWith("0::"));
   if (line === undefined) return [];
   const parts = line.slice(3).split("/").filter(Boolean);
   const dirs: string[] = [];
-  for (let i = parts.length; i >= 0; i--) dirs.push([root, ...parts.slice(0, i)].join("/"));
+  for (let i = parts.length; i >= 0; i--) dirs.push([CGROUP_ROOT, ...parts.slice(0, i)].join("/"));
   return dirs;
 }
 
