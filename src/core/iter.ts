@@ -56,3 +56,17 @@ export function fromItems<T>(items: readonly T[]): AsyncIterator<T> {
     },
   };
 }
+
+/**
+ * What `fn` returns, with a synchronous throw turned into a rejection: an
+ * async function's contract, for a step that is a promise chain rather than
+ * an async frame (an async function awaiting one promise makes two promises
+ * and a turn more than the chain does).
+ */
+export function promiseOf<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return fn();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}

@@ -8,6 +8,7 @@
 // deadline), and a stream the caller stops reading after it aborted is closed,
 // so every interceptor's and service's cleanup runs.
 import { type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
+import { promiseOf } from "./iter.js";
 import { create } from "./proto/create.js";
 import {
   Code,
@@ -237,12 +238,13 @@ class DirectUnaryResponse {
   }
 }
 
-/** The innermost step of a unary call: the implementation. */
-const invokeUnary: AnyFn = async (req) => {
+/** The innermost step of a unary call: the implementation (a promise chain, not an async frame: see promiseOf). */
+const invokeUnary: AnyFn = (req) => {
   const c = req.contextValues.get(callKey)!;
   const impl = c.target.spec.impl as (m: unknown, ctx: HandlerContext) => unknown;
-  const out = await impl(req.message, handlerContext(c, req));
-  return new DirectUnaryResponse(req.service, req.method, c.out, create(req.method.output, out as never)) as UnaryResponse;
+  return promiseOf(() => Promise.resolve(impl(req.message, handlerContext(c, req)))).then(
+    (out) => new DirectUnaryResponse(req.service, req.method, c.out, create(req.method.output, out as never)) as UnaryResponse,
+  );
 };
 
 /** The innermost step of a streaming call: the implementation, fed the request stream. */

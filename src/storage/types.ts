@@ -177,8 +177,22 @@ export interface UsageTotals {
 }
 
 export interface UsageStore {
-  record(rec: UsageRecord): Promise<void>;
+  /** Queues or writes one record; a store that only queues (and writes in batches) returns nothing. */
+  record(rec: UsageRecord): Promise<void> | void;
   query(filter: UsageFilter): Promise<{ rows: UsageRecord[]; totals: UsageTotals }>;
+}
+
+/**
+ * Records usage without waiting for the write. A failed write, thrown or
+ * rejected, is dropped: it must not fail the request it describes.
+ */
+export function recordQuietly(store: UsageStore, rec: UsageRecord): void {
+  try {
+    const written = store.record(rec);
+    if (written) written.catch(() => undefined);
+  } catch {
+    // dropped, as a rejected write is
+  }
 }
 
 /** Metadata of a file in the blob store. */

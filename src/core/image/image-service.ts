@@ -18,7 +18,7 @@ import {
 import type { ImageJob, ImageResult } from "../../providers/types.js";
 import type { BlobStore } from "../../storage/blob/blob-store.js";
 import { signFileUrl } from "../../storage/blob/signed-url.js";
-import type { UsageStore } from "../../storage/types.js";
+import { recordQuietly, type UsageStore } from "../../storage/types.js";
 import { formatKey, principalKey, requestIdKey } from "../context.js";
 import type { PriceTable } from "../tenancy/prices.js";
 import { imageCredits } from "../tenancy/unary-meter.js";
@@ -116,23 +116,21 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
 
   const recordUsage = (ctx: HandlerContext, model: string, channel: string, started: number, images: number, batch: ImageBatch | undefined, status: string, credits = 0) => {
     if (!deps.usage) return;
-    void deps.usage
-      .record({
-        time: started,
-        keyId: ctx.values.get(principalKey)?.keyId ?? "",
-        format: ctx.values.get(formatKey),
-        model,
-        channel,
-        inputTokens: Number(batch?.usage?.inputTokens ?? 0n),
-        outputTokens: Number(batch?.usage?.outputTokens ?? 0n),
-        images,
-        seconds: 0,
-        credits,
-        status,
-        latencyMs: deps.now() - started,
-        requestId: ctx.values.get(requestIdKey),
-      })
-      .catch(() => undefined);
+    recordQuietly(deps.usage, {
+      time: started,
+      keyId: ctx.values.get(principalKey)?.keyId ?? "",
+      format: ctx.values.get(formatKey),
+      model,
+      channel,
+      inputTokens: Number(batch?.usage?.inputTokens ?? 0n),
+      outputTokens: Number(batch?.usage?.outputTokens ?? 0n),
+      images,
+      seconds: 0,
+      credits,
+      status,
+      latencyMs: deps.now() - started,
+      requestId: ctx.values.get(requestIdKey),
+    });
   };
 
   async function run(call: Call, ctx: HandlerContext): Promise<ImageBatch> {

@@ -4,7 +4,7 @@
 // check further in) gets one usage record, `rejected:<reason>`; errors from
 // the services themselves are recorded by the services.
 import { ConnectError, type Interceptor } from "@connectrpc/connect";
-import type { UsageStore } from "../../storage/types.js";
+import { recordQuietly, type UsageStore } from "../../storage/types.js";
 import { formatKey, principalKey, requestIdKey, type Principal } from "../context.js";
 import { errorDetail } from "../errors.js";
 import { hasLimits, type RateLimiter } from "./limiter.js";
@@ -64,23 +64,21 @@ export function tenancyInterceptor(deps: TenancyInterceptorDeps): Interceptor {
   function refused(req: Parameters<ReturnType<Interceptor>>[0], p: Principal, started: number, err: unknown): unknown {
     const detail = err instanceof ConnectError ? errorDetail(err) : undefined;
     if (deps.usage && detail?.metadata.gate === GATE.gate) {
-      void deps.usage
-        .record({
-          time: started,
-          keyId: p.keyId,
-          format: req.contextValues.get(formatKey),
-          model: req.stream ? "" : modelOf(req.message),
-          channel: "",
-          inputTokens: 0,
-          outputTokens: 0,
-          images: 0,
-          seconds: 0,
-          credits: 0,
-          status: `rejected:${detail.reason}`,
-          latencyMs: now() - started,
-          requestId: req.contextValues.get(requestIdKey),
-        })
-        .catch(() => undefined);
+      recordQuietly(deps.usage, {
+        time: started,
+        keyId: p.keyId,
+        format: req.contextValues.get(formatKey),
+        model: req.stream ? "" : modelOf(req.message),
+        channel: "",
+        inputTokens: 0,
+        outputTokens: 0,
+        images: 0,
+        seconds: 0,
+        credits: 0,
+        status: `rejected:${detail.reason}`,
+        latencyMs: now() - started,
+        requestId: req.contextValues.get(requestIdKey),
+      });
     }
     return err;
   }

@@ -10,7 +10,7 @@ import type { Interceptor } from "@connectrpc/connect";
 import { ImageService } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
 import { Action, TaskService } from "../../../gen/omnigate/task/v1/task_pb.js";
-import type { UsageRecord, UsageStore } from "../../storage/types.js";
+import { recordQuietly, type UsageRecord, type UsageStore } from "../../storage/types.js";
 import { formatKey, principalKey, requestIdKey, reservedCreditsKey, usageNoteKey, type Principal, type UsageNote } from "../context.js";
 import { asConnectError } from "../errors.js";
 import { parseCustomId, type ButtonAction } from "../image-bot/custom-id.js";
@@ -182,23 +182,21 @@ export function unaryMeterInterceptor(deps: UnaryMeterDeps): Interceptor {
     const record = (res: unknown, credits: number, status: string) => {
       if (!recorder) return;
       const u = meter.usage!(req.message, res);
-      void recorder
-        .record({
-          time: started,
-          keyId: p.keyId,
-          format: req.contextValues.get(formatKey),
-          model: note.model || u.model,
-          channel: note.channel || u.channel,
-          inputTokens: 0,
-          outputTokens: 0,
-          images: u.images,
-          seconds: u.seconds,
-          credits,
-          status,
-          latencyMs: now() - started,
-          requestId: req.contextValues.get(requestIdKey),
-        })
-        .catch(() => undefined);
+      recordQuietly(recorder, {
+        time: started,
+        keyId: p.keyId,
+        format: req.contextValues.get(formatKey),
+        model: note.model || u.model,
+        channel: note.channel || u.channel,
+        inputTokens: 0,
+        outputTokens: 0,
+        images: u.images,
+        seconds: u.seconds,
+        credits,
+        status,
+        latencyMs: now() - started,
+        requestId: req.contextValues.get(requestIdKey),
+      });
     };
     let res;
     try {

@@ -1,5 +1,6 @@
 // The Anthropic chat provider: neutral <-> Messages API through the pure
 // translators (request.ts, response.ts, stream.ts) and the I/O in client.ts.
+import { promiseOf } from "../../core/iter.js";
 import { create } from "../../core/proto/create.js";
 import { CountTokensResponseSchema } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { ChatProvider } from "../types.js";
@@ -13,10 +14,13 @@ import { AnthropicStreamTranslator } from "./stream.js";
 export function anthropicChatProvider(up: Upstream): ChatProvider {
   return {
     kind: "anthropic",
-    async generate(input, ctx) {
-      const { body, betas, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: false });
-      const m = await postMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas });
-      return unwrapResponse(fromVendorResponse(m, { model: input.model, channel: up.channel }), plan.json);
+    generate(input, ctx) {
+      return promiseOf(() => {
+        const { body, betas, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: false });
+        return postMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas }).then((m) =>
+          unwrapResponse(fromVendorResponse(m, { model: input.model, channel: up.channel }), plan.json),
+        );
+      });
     },
     stream(input, ctx) {
       const { body, betas, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: true });

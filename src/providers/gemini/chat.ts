@@ -1,6 +1,7 @@
 // The Gemini chat provider: neutral <-> generateContent through the pure
 // translators (request.ts, response.ts, stream.ts) and the I/O in client.ts.
 import { randomBytes } from "node:crypto";
+import { promiseOf } from "../../core/iter.js";
 import { create } from "../../core/proto/create.js";
 import { CountTokensResponseSchema, Modality, ModalityTokensSchema } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { ChatProvider } from "../types.js";
@@ -15,10 +16,13 @@ const newId = () => "call_" + randomBytes(12).toString("hex");
 export function geminiChatProvider(up: Upstream): ChatProvider {
   return {
     kind: "gemini",
-    async generate(input, ctx) {
-      const { body, plan } = toVendorRequest(input);
-      const r = await generateContent(up, ctx.upstreamModel, body, { signal: ctx.signal, requestId: ctx.requestId });
-      return fromVendorResponse(r, { model: input.model, channel: up.channel, newId, singleCall: plan.singleCall });
+    generate(input, ctx) {
+      return promiseOf(() => {
+        const { body, plan } = toVendorRequest(input);
+        return generateContent(up, ctx.upstreamModel, body, { signal: ctx.signal, requestId: ctx.requestId }).then((r) =>
+          fromVendorResponse(r, { model: input.model, channel: up.channel, newId, singleCall: plan.singleCall }),
+        );
+      });
     },
     stream(input, ctx) {
       const { body, plan } = toVendorRequest(input);

@@ -6,6 +6,7 @@ import type { Readable } from "node:stream";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
 import { errors as undiciErrors, type Dispatcher, type Pool } from "undici";
 import type { ConnectError } from "@connectrpc/connect";
+import { promiseOf } from "../../core/iter.js";
 import { protocolError, retryAfterMs, transportError, upstreamHttpError } from "./errors.js";
 import type { UpstreamLogger } from "./log.js";
 
@@ -360,16 +361,11 @@ const PHASE = Symbol("phase");
  * 2xx answer that is not a JSON object is a protocol error, an error status
  * a ConnectError as from postJson.
  */
-export async function exchangeJson(
-  up: Upstream,
-  path: string,
-  payload: unknown,
-  opts: PostOptions,
-): Promise<unknown> {
+export function exchangeJson(up: Upstream, path: string, payload: unknown, opts: PostOptions): Promise<unknown> {
   const started = Date.now();
-  let answer: WholeAnswer;
-  try {
-    answer = await dispatchWhole(
+  // A promise chain, not an async frame (see promiseOf).
+  return promiseOf(() =>
+    dispatchWhole(
       up,
       {
         path: upstreamPath(up.baseUrl, path, opts.query),
@@ -381,13 +377,17 @@ export async function exchangeJson(
         bodyTimeout: 0,
       },
       opts.signal,
-    );
-  } catch (err) {
-    const phase = (err as { [PHASE]?: "connect" | "body" })[PHASE] ?? "connect";
-    const e = transportError(err, up.vendor, phase);
-    if (phase === "connect") up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: opts.requestId, path, err, ms: Date.now() - started }, "upstream request failed");
-    throw e;
-  }
-  if (answer.status >= 200 && answer.status < 300) return jsonObject(up, answer.text);
-  throw answeredError(up, path, opts, answer, started);
+    ),
+  ).then(
+    (answer) => {
+      if (answer.status >= 200 && answer.status < 300) return jsonObject(up, answer.text);
+      throw answeredError(up, path, opts, answer, started);
+    },
+    (err: unknown) => {
+      const phase = (err as { [PHASE]?: "connect" | "body" })[PHASE] ?? "connect";
+      const e = transportError(err, up.vendor, phase);
+      if (phase === "connect") up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: opts.requestId, path, err, ms: Date.now() - started }, "upstream request failed");
+      throw e;
+    },
+  );
 }

@@ -4,6 +4,7 @@
 // countTokens is estimated locally (see docs/translation.md).
 import { randomBytes } from "node:crypto";
 import { responseToEvents } from "../../core/chat/stream.js";
+import { promiseOf } from "../../core/iter.js";
 import type { ChatProvider } from "../types.js";
 import { unwrapResponse, unwrapStream } from "../chat-shared/json-output.js";
 import type { Upstream } from "../http/request.js";
@@ -19,10 +20,13 @@ export function openaiChatProvider(up: Upstream): ChatProvider {
   const official = isOfficialOpenAI(up);
   return {
     kind: "openai",
-    async generate(input, ctx) {
-      const { body, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: false, official });
-      const r = await postChat(up, body, { signal: ctx.signal, requestId: ctx.requestId });
-      return unwrapResponse(fromVendorResponse(r, { model: input.model, channel: up.channel, newId, stops: input.config?.stopSequences ?? [] }), plan.json);
+    generate(input, ctx) {
+      return promiseOf(() => {
+        const { body, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: false, official });
+        return postChat(up, body, { signal: ctx.signal, requestId: ctx.requestId }).then((r) =>
+          unwrapResponse(fromVendorResponse(r, { model: input.model, channel: up.channel, newId, stops: input.config?.stopSequences ?? [] }), plan.json),
+        );
+      });
     },
     stream(input, ctx) {
       const { body, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: true, official });

@@ -50,7 +50,8 @@ export function sqliteUsageStore(db: Database.Database): BatchedUsageStore {
   };
   return {
     flush,
-    async record(rec) {
+    // Queued only: no promise to make (one a request otherwise).
+    record(rec) {
       pending.push(rec);
       if (pending.length >= FLUSH_AT) flush();
       else if (!timer) {
