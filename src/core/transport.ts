@@ -7,7 +7,7 @@
 // error"), the handler's signal aborts when the caller's does (or at the
 // deadline), and a stream the caller stops reading after it aborted is closed,
 // so every interceptor's and service's cleanup runs.
-import { type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
+import { type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type DescService, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import { promiseOf } from "./iter.js";
 import { create } from "./proto/create.js";
 import {
@@ -281,7 +281,25 @@ export interface DirectTransportOptions {
   interceptors: Interceptor[];
 }
 
-export function createDirectTransport(routes: (router: ConnectRouter) => void, opts: DirectTransportOptions): Transport {
+/**
+ * The direct transport: a Connect Transport, plus `unaryMessage`, a unary call
+ * that resolves with the response message (what facades want) in the same
+ * promise that maps errors, instead of a second one after it.
+ */
+export interface DirectTransport extends Transport {
+  unaryMessage<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodUnary<I, O>,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+    header: HeaderInit | undefined,
+    input: MessageInitShape<I>,
+  ): Promise<MessageShape<O>>;
+}
+
+const asResponse = (res: UnaryResponse): UnaryResponse => res;
+const messageOf = (res: UnaryResponse): unknown => res.message;
+
+export function createDirectTransport(routes: (router: ConnectRouter) => void, opts: DirectTransportOptions): DirectTransport {
   const specs = collect(routes);
   const targets = new Map<DescMethod, Target>();
   const targetFor = (method: DescMethod): Target => {
@@ -306,7 +324,22 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
     }
   }
 
-  return {
+  /** A unary call's response, or with `pick` what it takes from it, in the one promise that also maps errors. */
+  function unaryCall<R>(method: DescMethodUnary, callerSignal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeaderInit | undefined, input: unknown, pick: (res: UnaryResponse) => R): Promise<R> {
+    const target = targetFor(method);
+    if (timeoutMs !== undefined) return (unaryWithDeadline(method, target, callerSignal, timeoutMs, header, input) as Promise<UnaryResponse>).then(pick);
+    // No deadline to clear: no async frame of its own.
+    const signal = callerSignal ?? new AbortController().signal;
+    try {
+      return (unary(request(false, method, target, signal, header, undefined, create(method.input, input as never)) as UnaryRequest) as Promise<UnaryResponse>).then(pick, (err: unknown) =>
+        Promise.reject(toCallerError(err, signal)),
+      );
+    } catch (err) {
+      return Promise.reject(toCallerError(err, signal));
+    }
+  }
+
+  const transport: DirectTransport = {
     unary<I extends DescMessage, O extends DescMessage>(
       method: DescMethodUnary<I, O>,
       callerSignal: AbortSignal | undefined,
@@ -314,17 +347,17 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
       header: HeaderInit | undefined,
       input: MessageInitShape<I>,
     ): Promise<UnaryResponse<I, O>> {
-      const target = targetFor(method);
-      if (timeoutMs !== undefined) return unaryWithDeadline(method, target, callerSignal, timeoutMs, header, input) as Promise<UnaryResponse<I, O>>;
-      // No deadline to clear: no async frame of its own.
-      const signal = callerSignal ?? new AbortController().signal;
-      try {
-        return unary(request(false, method, target, signal, header, undefined, create(method.input, input)) as UnaryRequest).then(undefined, (err: unknown) =>
-          Promise.reject(toCallerError(err, signal)),
-        ) as Promise<UnaryResponse<I, O>>;
-      } catch (err) {
-        return Promise.reject(toCallerError(err, signal));
-      }
+      return unaryCall(method as DescMethodUnary, callerSignal, timeoutMs, header, input, asResponse) as Promise<UnaryResponse<I, O>>;
+    },
+
+    unaryMessage<I extends DescMessage, O extends DescMessage>(
+      method: DescMethodUnary<I, O>,
+      callerSignal: AbortSignal | undefined,
+      timeoutMs: number | undefined,
+      header: HeaderInit | undefined,
+      input: MessageInitShape<I>,
+    ): Promise<MessageShape<O>> {
+      return unaryCall(method as DescMethodUnary, callerSignal, timeoutMs, header, input, messageOf) as Promise<MessageShape<O>>;
     },
 
     async stream<I extends DescMessage, O extends DescMessage>(
@@ -346,6 +379,7 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
       return { ...res, message: outputOf(method.output, res.message, signal, cleanup) } as StreamResponse<I, O>;
     },
   };
+  return transport;
 }
 
 function unimplemented(method: DescMethod): MethodImplSpec {

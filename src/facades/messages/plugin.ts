@@ -4,7 +4,7 @@
 // validates with zod, translates to the neutral model and back, and renders
 // every error, its own and fastify's, as an Anthropic error body.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { createClient, type Client, type Transport } from "@connectrpc/connect";
+import { createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import type { z } from "zod";
 import { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
@@ -82,36 +82,41 @@ function messageRoutes(chat: Client<typeof ChatService>, transport: Transport) {
     scope.setErrorHandler((err, req, reply) => sendError(req, reply, toWireError(err), err));
     scope.setNotFoundHandler((req, reply) => sendError(req, reply, { status: 404, type: "not_found_error", message: `no route ${req.method} ${req.url.split("?")[0]}` }));
 
-    scope.post("/", { onRequest: postChecks }, async (req, reply) => {
+    /** A streamed message: the first event is read before the 200 goes out, so that errors the core raises up front (auth, validation, rate limits) keep their status. */
+    async function stream(req: FastifyRequest, reply: FastifyReply, body: wire.MessagesRequest, core: CoreRequest, call: CallOptions): Promise<void> {
+      const it = streamCall(transport, ChatService.method.streamGenerate, { input: core.input }, call);
+      const first = await it.next();
+      // The frames go straight to the socket (no stream in between); the
+      // onResponse hooks still run when the response finishes.
+      reply.hijack();
+      for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
+      reply.raw.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
+      // A failure after the 200 is a warning when it is the server's (5xx, as
+      // in the GenAI facade); a client that left or a refusal is not.
+      const onError = (err: unknown) => {
+        if (toWireError(err, core.clientField).status >= 500) req.log.warn({ err }, "messages stream failed after the 200");
+      };
+      const opts = { requestId: req.id, fallbackId: "msg_" + randomHex(12), model: body.model, onError, clientField: core.clientField, heartbeatMs: HEARTBEAT_MS };
+      void writeMessagesStream(it, first, reply.raw, opts).catch((err: unknown) => req.log.error({ err }, "messages stream failed"));
+    }
+
+    // Not async: a unary call is one promise chain handed to fastify (an async
+    // handler awaiting it, and returning the reply as a thenable, cost two
+    // promises and three turns more). Every error is answered in this format.
+    scope.post("/", { onRequest: postChecks }, (req, reply) => {
       const parsed = parseBody(wire.messagesRequest, req.body);
       if (!parsed.ok) return sendError(req, reply, parsed.error);
       const body = parsed.value;
       let core: CoreRequest | undefined;
+      const failed = (err: unknown) => void sendError(req, reply, toWireError(err, core?.clientField), err);
       try {
         core = toCoreChatInput(body, { betas: betasOf(req.headers), requestId: req.id });
         const call = coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!);
-        const fallbackId = "msg_" + randomHex(12);
-        if (!body.stream) {
-          const resp = await unaryCall(transport, ChatService.method.generate, { input: core.input }, call);
-          return reply.type("application/json").send(fromCoreMessage(resp, { id: fallbackId, model: body.model }));
-        }
-        const it = streamCall(transport, ChatService.method.streamGenerate, { input: core.input }, call);
-        // Read the first event before the 200 goes out, so that errors the core
-        // raises up front (auth, validation, rate limits) keep their status.
-        const first = await it.next();
-        // The frames go straight to the socket (no stream in between); the
-        // onResponse hooks still run when the response finishes.
-        reply.hijack();
-        for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
-        reply.raw.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
-        // A failure after the 200 is a warning when it is the server's (5xx, as
-        // in the GenAI facade); a client that left or a refusal is not.
-        const onError = (err: unknown) => {
-          if (toWireError(err, core?.clientField).status >= 500) req.log.warn({ err }, "messages stream failed after the 200");
-        };
-        const opts = { requestId: req.id, fallbackId, model: body.model, onError, clientField: core.clientField, heartbeatMs: HEARTBEAT_MS };
-        void writeMessagesStream(it, first, reply.raw, opts).catch((err: unknown) => req.log.error({ err }, "messages stream failed"));
-        return reply;
+        if (body.stream) return stream(req, reply, body, core, call).catch(failed);
+        return unaryCall(transport, ChatService.method.generate, { input: core.input }, call).then((resp) => {
+          // The upstream's id when it gave one; ours otherwise.
+          reply.type("application/json").send(fromCoreMessage(resp, { id: resp.id ? "" : "msg_" + randomHex(12), model: body.model }));
+        }, failed);
       } catch (err) {
         return sendError(req, reply, toWireError(err, core?.clientField), err);
       }

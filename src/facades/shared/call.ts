@@ -6,6 +6,7 @@ import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, MessageIn
 import type { CallOptions, Transport } from "@connectrpc/connect";
 import { GoneSignal } from "./gone-signal.js";
 import { FORMAT_HEADER, REQUEST_ID_HEADER } from "../../core/context.js";
+import type { DirectTransport } from "../../core/transport.js";
 
 /**
  * Aborts when the client disconnects before the response is complete.
@@ -34,13 +35,20 @@ export function coreCallOptions(req: FastifyRequest, reply: FastifyReply, format
 
 const messageOf = <M>(res: { message: M }): M => res.message;
 
-/** A unary core call straight on the transport (what a promise client does, minus its wrapping and async frame). */
+/**
+ * A unary core call straight on the transport (what a promise client does,
+ * minus its wrapping and async frame). On the in-process transport it asks
+ * for the message itself (one promise fewer); any other transport is read as
+ * a promise client would.
+ */
 export function unaryCall<I extends DescMessage, O extends DescMessage>(
   transport: Transport,
   method: DescMethodUnary<I, O>,
   input: MessageInitShape<I>,
   call: CallOptions,
 ): Promise<MessageShape<O>> {
+  const direct = (transport as Partial<DirectTransport>).unaryMessage;
+  if (direct !== undefined) return direct.call(transport, method, call.signal, call.timeoutMs, call.headers, input) as Promise<MessageShape<O>>;
   return transport.unary(method, call.signal, call.timeoutMs, call.headers, input, call.contextValues).then(messageOf);
 }
 

@@ -29,8 +29,9 @@ export function anthropicHeaders(apiKey: string, extra: Record<string, string> =
   return { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION, ...extra };
 }
 
-export function postMessages(up: Upstream, body: wire.MessagesRequest, call: Call): Promise<wire.MessageResponse> {
-  return exchangeJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError }) as Promise<wire.MessageResponse>;
+/** A non-streaming message; `read` translates the answer inside the exchange's own promise (see exchangeJson). */
+export function postMessages<T = wire.MessageResponse>(up: Upstream, body: wire.MessagesRequest, call: Call, read?: (m: wire.MessageResponse) => T): Promise<T> {
+  return exchangeJson(up, endpoint(up, "/messages"), body, { signal: call.signal, requestId: call.requestId, headers: headers(call), parseError }, read as ((b: unknown) => T) | undefined);
 }
 
 /**

@@ -19,7 +19,7 @@ export function geminiChatProvider(up: Upstream): ChatProvider {
     generate(input, ctx) {
       return promiseOf(() => {
         const { body, plan } = toVendorRequest(input);
-        return generateContent(up, ctx.upstreamModel, body, { signal: ctx.signal, requestId: ctx.requestId }).then((r) =>
+        return generateContent(up, ctx.upstreamModel, body, { signal: ctx.signal, requestId: ctx.requestId }, (r) =>
           fromVendorResponse(r, { model: input.model, channel: up.channel, newId, singleCall: plan.singleCall }),
         );
       });

@@ -23,8 +23,9 @@ export function modelPath(up: Upstream, model: string, method: string): string {
   return `${versioned ? "" : "/v1beta"}/models/${encodeURIComponent(m)}:${method}`;
 }
 
-export function generateContent(up: Upstream, model: string, body: wire.GenerateContentRequest, call: Call): Promise<wire.GenerateContentResponse> {
-  return exchangeJson(up, modelPath(up, model, "generateContent"), body, { signal: call.signal, requestId: call.requestId, parseError }) as Promise<wire.GenerateContentResponse>;
+/** A non-streaming generation; `read` translates the answer inside the exchange's own promise (see exchangeJson). */
+export function generateContent<T = wire.GenerateContentResponse>(up: Upstream, model: string, body: wire.GenerateContentRequest, call: Call, read?: (r: wire.GenerateContentResponse) => T): Promise<T> {
+  return exchangeJson(up, modelPath(up, model, "generateContent"), body, { signal: call.signal, requestId: call.requestId, parseError }, read as ((b: unknown) => T) | undefined);
 }
 
 /**

@@ -6,7 +6,6 @@ import type { Readable } from "node:stream";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
 import { errors as undiciErrors, type Dispatcher, type Pool } from "undici";
 import type { ConnectError } from "@connectrpc/connect";
-import { promiseOf } from "../../core/iter.js";
 import { protocolError, retryAfterMs, transportError, upstreamHttpError } from "./errors.js";
 import type { UpstreamLogger } from "./log.js";
 
@@ -229,11 +228,9 @@ interface WholeAnswer {
  * `request()` plus a body read costs per call). A 2xx body over MAX_JSON_BODY,
  * or an error body over MAX_ERROR_BODY, aborts the exchange.
  */
-function dispatchWhole(up: Upstream, opts: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<WholeAnswer> {
-  if (signal.aborted) return Promise.reject(new undiciErrors.RequestAbortedError());
-  return new Promise((resolve, reject) => {
-    up.pool.dispatch(opts, new WholeAnswerHandler(signal, up.timeouts, resolve, reject));
-  });
+function dispatchWhole(up: Upstream, opts: Dispatcher.DispatchOptions, signal: AbortSignal, onAnswer: (a: WholeAnswer) => void, onError: (err: Error) => void): void {
+  if (signal.aborted) return onError(new undiciErrors.RequestAbortedError());
+  up.pool.dispatch(opts, new WholeAnswerHandler(signal, up.timeouts, onAnswer, onError));
 }
 
 const ONCE = { once: true } as const;
@@ -356,38 +353,50 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
 
 const PHASE = Symbol("phase");
 
+const asIs = <T>(v: T): T => v;
+
 /**
  * POSTs a JSON body and reads the whole JSON answer (non-streaming calls): a
  * 2xx answer that is not a JSON object is a protocol error, an error status
- * a ConnectError as from postJson.
+ * a ConnectError as from postJson. `read` turns the answer into what the
+ * caller returns (a provider's translation), inside the one promise the
+ * exchange makes: a chain of .then steps after it would cost a promise and a
+ * turn each. What `read` throws rejects the promise.
  */
-export function exchangeJson(up: Upstream, path: string, payload: unknown, opts: PostOptions): Promise<unknown> {
+export function exchangeJson<T = unknown>(up: Upstream, path: string, payload: unknown, opts: PostOptions, read: (body: unknown) => T = asIs as (body: unknown) => T): Promise<T> {
   const started = Date.now();
-  // A promise chain, not an async frame (see promiseOf).
-  return promiseOf(() =>
-    dispatchWhole(
-      up,
-      {
-        path: upstreamPath(up.baseUrl, path, opts.query),
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json", ...up.headers, ...opts.headers },
-        body: JSON.stringify(payload),
-        // The handler times the first byte and the chunk gaps itself (see WholeAnswerHandler).
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      },
-      opts.signal,
-    ),
-  ).then(
-    (answer) => {
-      if (answer.status >= 200 && answer.status < 300) return jsonObject(up, answer.text);
-      throw answeredError(up, path, opts, answer, started);
-    },
-    (err: unknown) => {
+  return new Promise<T>((resolve, reject) => {
+    const onAnswer = (answer: WholeAnswer) => {
+      try {
+        if (answer.status < 200 || answer.status >= 300) throw answeredError(up, path, opts, answer, started);
+        resolve(read(jsonObject(up, answer.text)));
+      } catch (err) {
+        reject(err);
+      }
+    };
+    const onError = (err: unknown) => {
       const phase = (err as { [PHASE]?: "connect" | "body" })[PHASE] ?? "connect";
-      const e = transportError(err, up.vendor, phase);
       if (phase === "connect") up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: opts.requestId, path, err, ms: Date.now() - started }, "upstream request failed");
-      throw e;
-    },
-  );
+      reject(transportError(err, up.vendor, phase));
+    };
+    try {
+      dispatchWhole(
+        up,
+        {
+          path: upstreamPath(up.baseUrl, path, opts.query),
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json", ...up.headers, ...opts.headers },
+          body: JSON.stringify(payload),
+          // The handler times the first byte and the chunk gaps itself (see WholeAnswerHandler).
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        },
+        opts.signal,
+        onAnswer,
+        onError,
+      );
+    } catch (err) {
+      onError(err);
+    }
+  });
 }

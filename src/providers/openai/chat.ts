@@ -23,7 +23,7 @@ export function openaiChatProvider(up: Upstream): ChatProvider {
     generate(input, ctx) {
       return promiseOf(() => {
         const { body, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: false, official });
-        return postChat(up, body, { signal: ctx.signal, requestId: ctx.requestId }).then((r) =>
+        return postChat(up, body, { signal: ctx.signal, requestId: ctx.requestId }, (r) =>
           unwrapResponse(fromVendorResponse(r, { model: input.model, channel: up.channel, newId, stops: input.config?.stopSequences ?? [] }), plan.json),
         );
       });

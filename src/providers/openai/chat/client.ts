@@ -27,8 +27,9 @@ export function isOfficialOpenAI(up: Upstream): boolean {
   return up.baseUrl.hostname === "api.openai.com";
 }
 
-export function postChat(up: Upstream, body: wire.ChatRequest, call: Call): Promise<wire.ChatResponse> {
-  return exchangeJson(up, endpoint(up), body, { signal: call.signal, requestId: call.requestId, parseError }) as Promise<wire.ChatResponse>;
+/** A non-streaming completion; `read` translates the answer inside the exchange's own promise (see exchangeJson). */
+export function postChat<T = wire.ChatResponse>(up: Upstream, body: wire.ChatRequest, call: Call, read?: (r: wire.ChatResponse) => T): Promise<T> {
+  return exchangeJson(up, endpoint(up), body, { signal: call.signal, requestId: call.requestId, parseError }, read as ((b: unknown) => T) | undefined);
 }
 
 /** What a stream's reader makes of what comes: each chunk, the `data: [DONE]` mark, and the whole answer of a server that ignored stream: true. */
