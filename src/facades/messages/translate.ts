@@ -45,11 +45,36 @@ function cacheControlOf(cc: wire.CacheControl): Partial<{ cacheControl: { type: 
   return cc ? { cacheControl: { type: cc.type, ttl: cc.ttl ?? "" } } : {};
 }
 
+/**
+ * The fields of `o` that `known` does not name (undefined values left out),
+ * or undefined when there are none. Keys, not Object.entries: one array a
+ * call instead of one per field, and no object when nothing is left over.
+ */
+function unknownFields(o: object, known: { has(k: string): boolean }): JsonObject | undefined {
+  let out: JsonObject | undefined;
+  for (const k of Object.keys(o)) {
+    if (known.has(k)) continue;
+    const v = (o as Record<string, unknown>)[k];
+    if (v !== undefined) (out ??= {})[k] = v as JsonObject[string];
+  }
+  return out;
+}
+
+const NO_EXTRAS = Object.freeze({});
+
+/** The fields each block type names on the wire (the rest go to vendor_extras). */
+const TEXT_FIELDS = new Set(["type", "text", "citations", "cache_control"]);
+const IMAGE_FIELDS = new Set(["type", "source", "cache_control"]);
+const DOCUMENT_FIELDS = new Set(["type", "source", "title", "context", "citations", "cache_control"]);
+const TOOL_USE_FIELDS = new Set(["type", "id", "name", "input", "cache_control"]);
+const TOOL_RESULT_FIELDS = new Set(["type", "tool_use_id", "content", "is_error", "cache_control"]);
+const THINKING_FIELDS = new Set(["type", "thinking", "signature", "cache_control"]);
+const REDACTED_FIELDS = new Set(["type", "data", "cache_control"]);
+
 /** Fields of a block the wire names but the neutral part does not; kept for a same-vendor round trip. */
-function blockExtras(block: Record<string, unknown>, known: string[]): Partial<{ vendorExtras: Record<string, JsonObject> }> {
-  const extra: JsonObject = {};
-  for (const [k, v] of Object.entries(block)) if (!known.includes(k) && v !== undefined) extra[k] = v as JsonObject[string];
-  return Object.keys(extra).length ? { vendorExtras: { [VENDOR]: extra } } : {};
+function blockExtras(block: object, known: ReadonlySet<string>): Partial<{ vendorExtras: Record<string, JsonObject> }> {
+  const extra = unknownFields(block, known);
+  return extra ? { vendorExtras: { [VENDOR]: extra } } : NO_EXTRAS;
 }
 
 const base64Bytes = (data: string) => new Uint8Array(Buffer.from(data, "base64"));
@@ -62,7 +87,7 @@ function mediaPart(block: wire.ImageBlock | wire.DocumentBlock): Part {
   if (src.type === "base64") media = { mimeType: src.media_type, source: { case: "data" as const, value: base64Bytes(src.data) }, ...meta };
   else if (src.type === "text") media = { mimeType: "text/plain", source: { case: "data" as const, value: new TextEncoder().encode(src.data) }, ...meta };
   else media = { mimeType: block.type === "document" ? "application/pdf" : "", source: { case: "uri" as const, value: src.url }, ...meta };
-  const known = block.type === "document" ? ["type", "source", "title", "context", "citations", "cache_control"] : ["type", "source", "cache_control"];
+  const known = block.type === "document" ? DOCUMENT_FIELDS : IMAGE_FIELDS;
   return create(PartSchema, { kind: { case: "media", value: media }, ...cacheControlOf(block.cache_control), ...blockExtras(block, known) });
 }
 
@@ -70,7 +95,7 @@ function textPart(block: wire.TextBlock): Part {
   return create(PartSchema, {
     kind: { case: "text", value: { text: block.text, citations: (block.citations ?? []) as JsonObject[] } },
     ...cacheControlOf(block.cache_control),
-    ...blockExtras(block, ["type", "text", "citations", "cache_control"]),
+    ...blockExtras(block, TEXT_FIELDS),
   });
 }
 
@@ -94,7 +119,7 @@ export function toCorePart(block: wire.ContentBlock, toolNames: Map<string, stri
       return create(PartSchema, {
         kind: { case: "toolCall", value: { id: block.id, name: block.name, arguments: block.input as JsonObject } },
         ...cc,
-        ...blockExtras(block, ["type", "id", "name", "input", "cache_control"]),
+        ...blockExtras(block, TOOL_USE_FIELDS),
       });
     case "tool_result":
       return create(PartSchema, {
@@ -103,18 +128,18 @@ export function toCorePart(block: wire.ContentBlock, toolNames: Map<string, stri
           value: { callId: block.tool_use_id, name: toolNames.get(block.tool_use_id) ?? "", content: toolResultParts(block.content), isError: block.is_error ?? false },
         },
         ...cc,
-        ...blockExtras(block, ["type", "tool_use_id", "content", "is_error", "cache_control"]),
+        ...blockExtras(block, TOOL_RESULT_FIELDS),
       });
     case "thinking":
       return create(PartSchema, {
         kind: { case: "thinking", value: { text: block.thinking } },
         ...(block.signature ? { signature: decodeSignature(block.signature, VENDOR) } : {}),
         ...cc,
-        ...blockExtras(block, ["type", "thinking", "signature", "cache_control"]),
+        ...blockExtras(block, THINKING_FIELDS),
       });
     case "redacted_thinking": {
       const s = decodeSignature(block.data, VENDOR);
-      return create(PartSchema, { kind: { case: "redactedThinking", value: { data: s.value, issuer: s.issuer } }, ...cc, ...blockExtras(block, ["type", "data", "cache_control"]) });
+      return create(PartSchema, { kind: { case: "redactedThinking", value: { data: s.value, issuer: s.issuer } }, ...cc, ...blockExtras(block, REDACTED_FIELDS) });
     }
   }
 }
@@ -165,10 +190,9 @@ function toCoreConfig(req: wire.MessagesRequest | wire.CountTokensRequest): Conf
   return cfg as ConfigInit;
 }
 
-function vendorExtras(req: Record<string, unknown>): Record<string, JsonObject> {
-  const extra: JsonObject = {};
-  for (const [k, v] of Object.entries(req)) if (!wire.KNOWN_REQUEST_FIELDS.has(k) && v !== undefined) extra[k] = v as JsonObject[string];
-  return Object.keys(extra).length ? { [VENDOR]: extra } : {};
+function vendorExtras(req: object): Record<string, JsonObject> {
+  const extra = unknownFields(req, wire.KNOWN_REQUEST_FIELDS);
+  return extra ? { [VENDOR]: extra } : {};
 }
 
 const CONFIG_FIELDS: Record<string, string> = {

@@ -81,19 +81,22 @@ function textBlock(p: Part): wire.RequestBlock {
   return b;
 }
 
-/** One neutral part -> blocks (none when it is dropped on purpose). */
-function toBlocks(p: Part, field: string): wire.RequestBlock[] {
+/** The neutral field path of a part, for errors only (built when one is raised, not for every part). */
+const partField = (ti: number, pi: number) => `turns[${ti}].parts[${pi}]`;
+
+/** One neutral part (part `pi` of turn `ti`) -> blocks (none when it is dropped on purpose). */
+function toBlocks(p: Part, ti: number, pi: number): wire.RequestBlock[] {
   const k = p.kind;
   switch (k.case) {
     case "text":
       return k.value.text === "" && !p.cacheControl ? [] : [textBlock(p)];
     case "media":
-      return [mediaBlock(p, field)];
+      return [mediaBlock(p, partField(ti, pi))];
     case "toolCall":
       return [{ ...extras(p), type: "tool_use", id: safeToolId(k.value.id), name: k.value.name, input: k.value.arguments ?? {}, ...cacheControl(p.cacheControl) }];
     case "toolResult": {
       const r = k.value;
-      const content: wire.RequestBlock[] = r.content.flatMap((c, i) => (c.kind.case === "text" ? [textBlock(c)] : c.kind.case === "media" ? [mediaBlock(c, `${field}.tool_result.content[${i}]`)] : []));
+      const content: wire.RequestBlock[] = r.content.flatMap((c, i) => (c.kind.case === "text" ? [textBlock(c)] : c.kind.case === "media" ? [mediaBlock(c, `${partField(ti, pi)}.tool_result.content[${i}]`)] : []));
       if (!content.length && r.structured) content.push({ type: "text", text: JSON.stringify(r.structured) });
       return [
         {
@@ -123,18 +126,26 @@ function toBlocks(p: Part, field: string): wire.RequestBlock[] {
   }
 }
 
+const isToolResult = (b: wire.RequestBlock) => b.type === "tool_result";
+
+/** Tool results lead their user message (the API requires it); blocks in order already are returned as they are. */
+function toolResultsFirst(blocks: wire.RequestBlock[]): wire.RequestBlock[] {
+  const firstOther = blocks.findIndex((b) => !isToolResult(b));
+  if (firstOther < 0 || !blocks.some((b, i) => i > firstOther && isToolResult(b))) return blocks;
+  return [...blocks.filter(isToolResult), ...blocks.filter((b) => !isToolResult(b))];
+}
+
 function toMessages(input: ChatInput): wire.RequestMessage[] {
   const out: wire.RequestMessage[] = [];
   input.turns.forEach((t, ti) => {
     const role = t.role === Role.ASSISTANT ? "assistant" : "user";
-    let blocks = t.parts.flatMap((p, pi) => toBlocks(p, `turns[${ti}].parts[${pi}]`));
-    // Tool results lead their user message (the API requires it).
-    if (role === "user") blocks = [...blocks.filter((b) => b.type === "tool_result"), ...blocks.filter((b) => b.type !== "tool_result")];
+    let blocks = t.parts.length === 1 ? toBlocks(t.parts[0]!, ti, 0) : t.parts.flatMap((p, pi) => toBlocks(p, ti, pi));
+    if (role === "user") blocks = toolResultsFirst(blocks);
     if (!blocks.length) return;
     const last = out.at(-1);
     if (last && last.role === role) {
       last.content.push(...blocks);
-      if (role === "user") last.content = [...last.content.filter((b) => b.type === "tool_result"), ...last.content.filter((b) => b.type !== "tool_result")];
+      if (role === "user") last.content = toolResultsFirst(last.content);
     } else out.push({ role, content: blocks });
   });
   return out;
