@@ -340,25 +340,9 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
   }
 
   const transport: DirectTransport = {
-    unary<I extends DescMessage, O extends DescMessage>(
-      method: DescMethodUnary<I, O>,
-      callerSignal: AbortSignal | undefined,
-      timeoutMs: number | undefined,
-      header: HeaderInit | undefined,
-      input: MessageInitShape<I>,
-    ): Promise<UnaryResponse<I, O>> {
-      return unaryCall(method as DescMethodUnary, callerSignal, timeoutMs, header, input, asResponse) as Promise<UnaryResponse<I, O>>;
-    },
-
-    unaryMessage<I extends DescMessage, O extends DescMessage>(
-      method: DescMethodUnary<I, O>,
-      callerSignal: AbortSignal | undefined,
-      timeoutMs: number | undefined,
-      header: HeaderInit | undefined,
-      input: MessageInitShape<I>,
-    ): Promise<MessageShape<O>> {
-      return unaryCall(method as DescMethodUnary, callerSignal, timeoutMs, header, input, messageOf) as Promise<MessageShape<O>>;
-    },
+    // Typed by the interfaces (Transport, DirectTransport) rather than spelled out again.
+    unary: ((method: DescMethodUnary, callerSignal, timeoutMs, header, input) => unaryCall(method, callerSignal, timeoutMs, header, input, asResponse)) as Transport["unary"],
+    unaryMessage: ((method: DescMethodUnary, callerSignal, timeoutMs, header, input) => unaryCall(method, callerSignal, timeoutMs, header, input, messageOf)) as DirectTransport["unaryMessage"],
 
     async stream<I extends DescMessage, O extends DescMessage>(
       method: DescMethodStreaming<I, O>,
