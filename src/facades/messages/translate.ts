@@ -2,6 +2,7 @@
 // toCore* turns a validated request into a ChatInput, fromCore* turns a
 // GenerateResponse into a message. No I/O, no clock.
 import { type JsonObject } from "@bufbuild/protobuf";
+import { unknownFields } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   ChatInputSchema,
@@ -43,21 +44,6 @@ type Origin = [message: number, block: number];
 
 function cacheControlOf(cc: wire.CacheControl): Partial<{ cacheControl: { type: string; ttl: string } }> {
   return cc ? { cacheControl: { type: cc.type, ttl: cc.ttl ?? "" } } : {};
-}
-
-/**
- * The fields of `o` that `known` does not name (undefined values left out),
- * or undefined when there are none. Keys, not Object.entries: one array a
- * call instead of one per field, and no object when nothing is left over.
- */
-function unknownFields(o: object, known: { has(k: string): boolean }): JsonObject | undefined {
-  let out: JsonObject | undefined;
-  for (const k of Object.keys(o)) {
-    if (known.has(k)) continue;
-    const v = (o as Record<string, unknown>)[k];
-    if (v !== undefined) (out ??= {})[k] = v as JsonObject[string];
-  }
-  return out;
 }
 
 const NO_EXTRAS = Object.freeze({});

@@ -47,8 +47,7 @@ export function unaryCall<I extends DescMessage, O extends DescMessage>(
   input: MessageInitShape<I>,
   call: CallOptions,
 ): Promise<MessageShape<O>> {
-  const direct = (transport as Partial<DirectTransport>).unaryMessage;
-  if (direct !== undefined) return direct.call(transport, method, call.signal, call.timeoutMs, call.headers, input) as Promise<MessageShape<O>>;
+  if ("unaryMessage" in transport) return (transport as DirectTransport).unaryMessage(method, call.signal, call.timeoutMs, call.headers, input);
   return transport.unary(method, call.signal, call.timeoutMs, call.headers, input, call.contextValues).then(messageOf);
 }
 

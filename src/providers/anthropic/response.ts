@@ -2,6 +2,7 @@
 // Signatures become {issuer: "anthropic"}; fields the neutral model does not
 // name ride in vendor_extras["anthropic"] so a same-vendor round trip keeps them.
 import { type JsonObject } from "@bufbuild/protobuf";
+import { unknownFields } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   CandidateSchema,
@@ -52,22 +53,6 @@ export function usageOf(u: wire.Usage | undefined): Usage {
 export function usageExtras(u: wire.Usage | undefined): JsonObject | undefined {
   if (!u) return undefined;
   return unknownFields(u, USAGE_FIELDS, false);
-}
-
-/**
- * The fields of a parsed JSON object that `known` does not name (undefined
- * values, and nulls when asked, left out), or undefined when there are none.
- * Keys, not Object.entries: one array a call instead of one per field.
- */
-function unknownFields(o: object, known: ReadonlySet<string>, dropNull: boolean): JsonObject | undefined {
-  let out: JsonObject | undefined;
-  for (const k of Object.keys(o)) {
-    if (known.has(k)) continue;
-    const v = (o as Record<string, unknown>)[k];
-    if (v === undefined || (dropNull && v === null)) continue;
-    (out ??= {})[k] = v as JsonObject[string];
-  }
-  return out;
 }
 
 function extrasOf(block: wire.ResponseBlock, known: ReadonlySet<string>): Record<string, JsonObject> {
