@@ -1,35 +1,100 @@
 // The generate-content wire format (spec 4.4 / 2.6): zod shapes of what clients
 // send. Every object accepts camelCase and snake_case keys alike (the REST
-// examples use both); `obj` renames known snake_case keys before validation.
-// Unknown keys are dropped, so newer SDK fields never break a request.
+// examples use both). Unknown keys are dropped, so newer SDK fields never
+// break a request.
 import { z } from "zod";
+import { sparseObject } from "../shared/sparse-object.js";
 
 const snake = (k: string) => k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
 
 /**
- * A z.object whose keys may also arrive in snake_case. As in proto3 JSON, a
- * null value means the field is not set.
+ * Where the snake_case keys of a request can be, derived from its schemas
+ * once: an object's own renames, and the plans of its fields that hold
+ * objects. Maps, because a body's own keys are what is walked: a lookup per
+ * key it has, where probing each key a schema knows costs one (slow, keyed)
+ * property lookup per field, present or not.
+ */
+export type KeyPlan = { kind: "object"; bySnake: Map<string, string>; children: Map<string, KeyPlan> } | { kind: "array"; of: KeyPlan };
+
+const plans = new WeakMap<z.ZodType, KeyPlan>();
+
+function planOf(s: z.ZodType): KeyPlan | undefined {
+  if (s instanceof z.ZodOptional || s instanceof z.ZodNullable) return planOf(s.unwrap() as z.ZodType);
+  if (s instanceof z.ZodArray) {
+    const of = planOf(s.element as z.ZodType);
+    return of && { kind: "array", of };
+  }
+  return plans.get(s);
+}
+
+/**
+ * A z.object whose keys may also arrive in snake_case, and where, as in
+ * proto3 JSON, a null value means the field is not set. The renaming is done
+ * by `request` below, for the whole body in one pass.
  */
 export function obj<T extends z.ZodRawShape>(shape: T) {
+  const schema = sparseObject(shape);
   const bySnake = new Map<string, string>();
-  for (const k of Object.keys(shape)) if (snake(k) !== k) bySnake.set(snake(k), k);
-  return z.preprocess((v) => {
-    if (!v || typeof v !== "object" || Array.isArray(v)) return v;
-    const src = v as Record<string, unknown>;
-    let out: Record<string, unknown> | undefined;
-    for (const k of Object.keys(src)) {
-      const camel = bySnake.get(k);
-      if (src[k] === null) {
+  const children = new Map<string, KeyPlan>();
+  for (const [k, v] of Object.entries(shape)) {
+    if (snake(k) !== k) bySnake.set(snake(k), k);
+    const p = planOf(v as z.ZodType);
+    if (p) children.set(k, p);
+  }
+  plans.set(schema, { kind: "object", bySnake, children });
+  return schema;
+}
+
+/**
+ * The value with its known snake_case keys renamed and its null fields
+ * dropped, at every level the plan knows (never inside free-form JSON such as
+ * functionCall.args). Copy on write: the input is not changed, and a body
+ * that needs nothing is returned as it is.
+ */
+export function normalizeKeys(v: unknown, plan: KeyPlan): unknown {
+  if (plan.kind === "array") {
+    if (!Array.isArray(v)) return v;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const n = normalizeKeys(v[i], plan.of);
+      if (n !== v[i]) (out ??= v.slice())[i] = n;
+    }
+    return out ?? v;
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) return v;
+  const src = v as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const k in src) {
+    const x = src[k];
+    if (x === null) {
+      out ??= { ...src };
+      delete out[k];
+      continue;
+    }
+    let key = k;
+    // Only a key with an underscore can be a snake_case spelling.
+    if (k.indexOf("_") >= 0) {
+      const camel = plan.bySnake.get(k);
+      if (camel !== undefined && !(camel in src)) {
         out ??= { ...src };
+        out[camel] = x;
         delete out[k];
-      } else if (camel && !(camel in src)) {
-        out ??= { ...src };
-        out[camel] = src[k];
-        delete out[k];
+        key = camel;
       }
     }
-    return out ?? src;
-  }, z.object(shape));
+    if (typeof x !== "object") continue;
+    const child = plan.children.get(key);
+    if (child === undefined) continue;
+    const n = normalizeKeys(x, child);
+    if (n !== x) (out ??= { ...src })[key] = n;
+  }
+  return out ?? src;
+}
+
+/** A request schema: its keys are normalized (see normalizeKeys) in one pass before validation. */
+function request<T extends z.ZodObject>(schema: T) {
+  const plan = plans.get(schema)!;
+  return z.preprocess((v) => normalizeKeys(v, plan), schema);
 }
 
 export const jsonObject = z.record(z.string(), z.unknown());
@@ -185,14 +250,14 @@ const requestShape = {
   cachedContent: z.string().regex(CACHED_NAME, { error: "must be a cached content name: cachedContents/{id}" }).optional(),
 };
 
-export const generateContentRequest = obj(requestShape);
+export const generateContentRequest = request(obj(requestShape));
 export type GenerateContentRequest = z.infer<typeof generateContentRequest>;
 
 /** countTokens takes either contents or a whole generateContentRequest. */
-export const countTokensRequest = obj({
+export const countTokensRequest = request(obj({
   contents: z.array(content).optional(),
   generateContentRequest: obj({ model: z.string().optional(), ...requestShape }).optional(),
-});
+}));
 export type CountTokensRequest = z.infer<typeof countTokensRequest>;
 
 // ---------------------------------------------------------------- cachedContents
@@ -200,7 +265,7 @@ export type CountTokensRequest = z.infer<typeof countTokensRequest>;
 /** A protobuf Duration in JSON: "3600s", "1.5s". */
 export const DURATION = /^\d{1,12}(\.\d{1,9})?s$/;
 
-export const cachedContent = obj({
+export const cachedContent = request(obj({
   model: z.string().min(1),
   displayName: z.string().max(128).optional(),
   contents: z.array(content).optional(),
@@ -209,10 +274,10 @@ export const cachedContent = obj({
   toolConfig: toolConfig.optional(),
   ttl: z.string().regex(DURATION, { error: 'must be a duration such as "3600s"' }).optional(),
   expireTime: z.iso.datetime({ offset: true, error: "must be an RFC 3339 timestamp" }).optional(),
-});
+}));
 export type CachedContentBody = z.infer<typeof cachedContent>;
 
-export const cachedContentPatch = obj({
+export const cachedContentPatch = request(obj({
   ttl: z.string().regex(DURATION, { error: 'must be a duration such as "3600s"' }).optional(),
   expireTime: z.iso.datetime({ offset: true, error: "must be an RFC 3339 timestamp" }).optional(),
-});
+}));

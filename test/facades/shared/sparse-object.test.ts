@@ -1,0 +1,105 @@
+// sparseObject parses exactly as z.object does (data, key order, issues and
+// their paths and messages), only faster: checked against z.object over
+// generated values, inside wrappers, and past the cap on kept variants.
+import t from "tap";
+import { z } from "zod";
+import { MAX_VARIANTS, sparseObject } from "../../../src/facades/shared/sparse-object.js";
+
+const shape = () => ({
+  name: z.string().min(1),
+  count: z.number().int().min(1).optional(),
+  ratio: z.number().max(1).optional(),
+  flag: z.boolean().optional(),
+  tags: z.array(z.string()).max(2).optional(),
+  mode: z.enum(["A", "B"]).optional(),
+  nested: z.object({ x: z.number() }).optional(),
+  free: z.unknown().optional(),
+  level: z.number().default(3),
+  note: z.string().optional(),
+});
+
+const whole = z.object(shape());
+const sparse = sparseObject(shape());
+
+/** What a parse gives, comparable across the two schemas. */
+function outcome(s: z.ZodType, v: unknown, opts?: Parameters<z.ZodType["safeParse"]>[1]) {
+  const r = s.safeParse(v, opts);
+  return r.success
+    ? { ok: true, data: r.data, keys: Object.keys(r.data as object) }
+    : { ok: false, issues: r.error.issues.map((i) => ({ code: i.code, path: i.path, message: i.message, input: (i as { input?: unknown }).input })) };
+}
+
+const good: Record<string, unknown> = { count: 2, ratio: 0.5, flag: true, tags: ["a"], mode: "B", nested: { x: 1 }, free: { any: [1] }, level: 9, note: "n" };
+const bad: Record<string, unknown> = { count: 0, ratio: 2, flag: "yes", tags: ["a", "b", "c"], mode: "C", nested: { x: "1" }, free: undefined, level: "x", note: 5 };
+const optionalKeys = Object.keys(good);
+
+t.test("every combination of present, valid and invalid fields parses alike", async (t) => {
+  // A fixed pseudo-random walk over the 3^9 combinations (absent, good, bad) and name present/absent/bad.
+  let seed = 7;
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  let checked = 0;
+  for (let i = 0; i < 600; i++) {
+    const v: Record<string, unknown> = {};
+    const nameCase = rnd(3);
+    if (nameCase === 1) v.name = "n";
+    if (nameCase === 2) v.name = "";
+    for (const k of optionalKeys) {
+      const c = rnd(3);
+      if (c === 1) v[k] = good[k];
+      if (c === 2) v[k] = bad[k];
+    }
+    if (rnd(4) === 0) v.unknownKey = 1;
+    t.same(outcome(sparse, v), outcome(whole, v), JSON.stringify(v));
+    t.same(outcome(sparse, v, { reportInput: true }), outcome(whole, v, { reportInput: true }));
+    checked++;
+  }
+  t.equal(checked, 600);
+});
+
+t.test("values that are not objects get the object's own error", async (t) => {
+  for (const v of [null, undefined, "x", 3, [], [{ name: "n" }], true]) t.same(outcome(sparse, v), outcome(whole, v), String(JSON.stringify(v)));
+});
+
+t.test("key order, defaults and unknown keys are z.object's", async (t) => {
+  const r = sparse.parse({ note: "z", unknown: 1, name: "a", count: 3 });
+  t.same(Object.keys(r), ["name", "count", "level", "note"]);
+  t.equal(r.level, 3, "a default applies when its key is absent");
+  t.same(Object.keys(whole.parse({ note: "z", unknown: 1, name: "a", count: 3 })), Object.keys(r));
+});
+
+t.test("inside optional, array and pipe wrappers, and with abortEarly-free nesting", async (t) => {
+  const outerWhole = z.object({ list: z.array(whole).optional(), one: whole.optional(), piped: z.preprocess((v) => v, whole).optional() });
+  const outerSparse = z.object({ list: z.array(sparse).optional(), one: sparse.optional(), piped: z.preprocess((v) => v, sparse).optional() });
+  const values = [
+    { list: [{ name: "a" }, { name: "", count: 0 }, { name: "b", mode: "B" }] },
+    { one: { name: "x", nested: { x: "no" } } },
+    { piped: { name: "y", tags: ["1", "2", "3"], flag: false } },
+    { list: [null, 4], one: null },
+  ];
+  for (const v of values) t.same(outcome(outerSparse, v), outcome(outerWhole, v), JSON.stringify(v));
+});
+
+t.test("past the cap on variants the whole schema runs, with the same results", async (t) => {
+  const s = sparseObject(shape());
+  const w = z.object(shape());
+  // 2^9 = 512 combinations of the optional keys, all valid.
+  let same = 0;
+  for (let mask = 0; mask < 2 ** optionalKeys.length; mask++) {
+    const v: Record<string, unknown> = { name: "n" };
+    optionalKeys.forEach((k, i) => {
+      if (mask & (1 << i)) v[k] = good[k];
+    });
+    if (JSON.stringify(outcome(s, v)) === JSON.stringify(outcome(w, v))) same++;
+  }
+  t.ok(2 ** optionalKeys.length > MAX_VARIANTS, "the walk goes past the cap");
+  t.equal(same, 2 ** optionalKeys.length);
+});
+
+t.test("objects with few optional fields are plain z.objects", async (t) => {
+  const few = sparseObject({ a: z.string(), b: z.number().optional() });
+  t.same(few.parse({ a: "x", b: 1, c: 2 }), { a: "x", b: 1 });
+  t.same(outcome(few, { b: "1" }), outcome(z.object({ a: z.string(), b: z.number().optional() }), { b: "1" }));
+});
