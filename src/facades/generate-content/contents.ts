@@ -109,17 +109,45 @@ function dataPart(p: wire.Part, f: string, kind: (typeof DATA_FIELDS)[number] | 
 
 const isEmptyText = (p: Part) => p.kind.case === "text" && p.kind.value.text === "";
 
+/** The data field a part sets, or undefined; more than one is an error. */
+function dataKind(p: wire.Part, f: string): (typeof DATA_FIELDS)[number] | undefined {
+  let kind: (typeof DATA_FIELDS)[number] | undefined;
+  for (const k of DATA_FIELDS) {
+    if (p[k] === undefined) continue;
+    if (kind !== undefined) {
+      const kinds = DATA_FIELDS.filter((x) => p[x] !== undefined);
+      throw invalidArgument(`${f}: a part sets exactly one of ${DATA_FIELDS.join(", ")}; this one sets ${kinds.join(" and ")}`, f);
+    }
+    kind = k;
+  }
+  return kind;
+}
+
 /** Appends one Content's parts to a turn. */
 function addParts(c: wire.Content, field: string, ids: CallIds, out: Part[], origins: Origin[]): void {
-  c.parts.forEach((p, pi) => {
+  for (let pi = 0; pi < c.parts.length; pi++) {
+    const p = c.parts[pi]!;
     const f = `${field}.parts[${pi}]`;
-    const sigField = `${f}.thoughtSignature`;
-    const kinds = DATA_FIELDS.filter((k) => p[k] !== undefined);
-    if (kinds.length > 1) throw invalidArgument(`${f}: a part sets exactly one of ${DATA_FIELDS.join(", ")}; this one sets ${kinds.join(" and ")}`, f);
-    if (kinds.length === 0 && !p.thoughtSignature) throw invalidArgument(`${f}: a part must set one of ${DATA_FIELDS.join(", ")}`, f);
-    if (p.thought && kinds[0] !== "text") throw invalidArgument(`${f}.thought: only text parts can be thoughts`, `${f}.thought`);
+    const kind = dataKind(p, f);
+    if (kind === undefined && !p.thoughtSignature) throw invalidArgument(`${f}: a part must set one of ${DATA_FIELDS.join(", ")}`, f);
+    if (p.thought && kind !== "text") throw invalidArgument(`${f}.thought: only text parts can be thoughts`, `${f}.thought`);
+    const sigField = p.thoughtSignature ? `${f}.thoughtSignature` : "";
     const sig = p.thoughtSignature ? decodeThoughtSignature(p.thoughtSignature, sigField) : undefined;
-    const np = dataPart(p, f, kinds[0], ids);
+    const np = dataPart(p, f, kind, ids);
+    if (!sig) {
+      // The common case: no signature to place.
+      if (np.kind.case === "thinking") {
+        const prev = out[out.length - 1];
+        if (prev?.kind.case === "thinking" && !prev.signature) {
+          // Streamed thought fragments are one thought.
+          prev.kind.value.text += np.kind.value.text;
+          continue;
+        }
+      }
+      out.push(np);
+      origins.push({ part: f, signature: `${f}.thoughtSignature` });
+      continue;
+    }
     const last = out.length - 1;
     const prev = out[last];
     const openThought = prev?.kind.case === "thinking" && !prev.signature ? prev : undefined;
@@ -127,34 +155,32 @@ function addParts(c: wire.Content, field: string, ids: CallIds, out: Part[], ori
       out.push(x);
       origins.push({ part: f, signature: sigField });
     };
-    if (sig?.kind === "thought") {
+    if (sig.kind === "thought") {
       // A hidden thought, carried in the signature.
       if (openThought?.kind.case === "thinking" && openThought.kind.value.text === sig.text) {
         openThought.signature = sig.signature;
         origins[last]!.signature = sigField;
       } else push(create(PartSchema, { kind: { case: "thinking", value: { text: sig.text } }, signature: sig.signature }));
       if (!isEmptyText(np)) push(np);
-      return;
+      continue;
     }
     if (np.kind.case === "thinking" && openThought?.kind.case === "thinking") {
-      // Streamed thought fragments are one thought.
+      // Streamed thought fragments are one thought; the signature closes it.
       openThought.kind.value.text += np.kind.value.text;
-      if (sig) {
-        openThought.signature = sig.signature;
-        origins[last]!.signature = sigField;
-      }
-      return;
+      openThought.signature = sig.signature;
+      origins[last]!.signature = sigField;
+      continue;
     }
-    if (sig && np.kind.case !== "thinking" && sig.signature.issuer !== GEMINI && openThought) {
+    if (np.kind.case !== "thinking" && sig.signature.issuer !== GEMINI && openThought) {
       // The thinking's signature rides on the part after the thoughts.
       openThought.signature = sig.signature;
       origins[last]!.signature = sigField;
       if (!isEmptyText(np)) push(np);
-      return;
+      continue;
     }
-    if (sig) np.signature = sig.signature;
+    np.signature = sig.signature;
     push(np);
-  });
+  }
 }
 
 /** contents -> turns; `field` prefixes error fields. */
