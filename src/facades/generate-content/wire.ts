@@ -3,7 +3,7 @@
 // examples use both). Unknown keys are dropped, so newer SDK fields never
 // break a request.
 import { z } from "zod";
-import { sparseObject } from "../shared/sparse-object.js";
+import { sparse } from "../shared/sparse-object.js";
 
 const snake = (k: string) => k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
 
@@ -33,7 +33,7 @@ function planOf(s: z.ZodType): KeyPlan | undefined {
  * by `request` below, for the whole body in one pass.
  */
 export function obj<T extends z.ZodRawShape>(shape: T) {
-  const schema = sparseObject(shape);
+  const schema = sparse(z.object(shape));
   const bySnake = new Map<string, string>();
   const children = new Map<string, KeyPlan>();
   for (const [k, v] of Object.entries(shape)) {

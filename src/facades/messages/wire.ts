@@ -2,6 +2,7 @@
 // zod shapes of what clients send, and TypeScript shapes of what we answer.
 // Rules follow spec 4.3 / 2.5; error texts come from ./issues.ts.
 import { z } from "zod";
+import { sparse } from "../shared/sparse-object.js";
 
 // ---------------------------------------------------------------- request blocks
 
@@ -177,25 +178,28 @@ function crossChecks(req: { messages: z.infer<typeof message>[]; tools?: z.infer
   }
 }
 
-export const messagesRequest = z
-  .looseObject({
-    ...common,
-    max_tokens: z.number().int().min(1).max(INT32_MAX),
-    metadata: z.looseObject({ user_id: z.string().max(256).nullish() }).nullish(),
-    stop_sequences: z.array(z.string().min(1)).optional(),
-    stream: z.boolean().optional(),
-    temperature: z.number().min(0).max(1).optional(),
-    top_p: z.number().min(0).max(1).optional(),
-    top_k: z.number().int().min(1).max(INT32_MAX).optional(),
-  })
-  .superRefine((req, ctx) => {
-    crossChecks(req, ctx);
-    if (req.thinking?.type === "enabled" && req.thinking.budget_tokens >= req.max_tokens) {
-      ctx.addIssue({ code: "custom", path: ["thinking", "budget_tokens"], message: "Input should be less than max_tokens" });
-    }
-  });
+// sparse(): a request sets a few of its optional fields; only those are run.
+export const messagesRequest = sparse(
+  z
+    .looseObject({
+      ...common,
+      max_tokens: z.number().int().min(1).max(INT32_MAX),
+      metadata: z.looseObject({ user_id: z.string().max(256).nullish() }).nullish(),
+      stop_sequences: z.array(z.string().min(1)).optional(),
+      stream: z.boolean().optional(),
+      temperature: z.number().min(0).max(1).optional(),
+      top_p: z.number().min(0).max(1).optional(),
+      top_k: z.number().int().min(1).max(INT32_MAX).optional(),
+    })
+    .superRefine((req, ctx) => {
+      crossChecks(req, ctx);
+      if (req.thinking?.type === "enabled" && req.thinking.budget_tokens >= req.max_tokens) {
+        ctx.addIssue({ code: "custom", path: ["thinking", "budget_tokens"], message: "Input should be less than max_tokens" });
+      }
+    }),
+);
 
-export const countTokensRequest = z.looseObject(common).superRefine(crossChecks);
+export const countTokensRequest = sparse(z.looseObject(common).superRefine(crossChecks));
 
 export type MessagesRequest = z.infer<typeof messagesRequest>;
 export type CountTokensRequest = z.infer<typeof countTokensRequest>;

@@ -1,4 +1,4 @@
-// sparseObject(shape): a z.object that validates only the keys a value has.
+// sparse(schema): a zod object schema that validates only the keys a value has.
 //
 // zod's object parser runs every field's schema for every value, present or
 // not: the Gemini generationConfig has 19 optional fields, and a body that
@@ -9,15 +9,18 @@
 // MAX_VARIANTS; past that the whole schema runs, as before).
 //
 // The result, the issues and their paths are the object's own: the narrower
-// schema is built from the same field schemas, in the same order, and is run
-// with the same context; a value that is not an object goes to the whole
-// schema, whose error that is. This reaches into zod's internals: `_zod.run`,
-// what zod and its wrappers (optional, array, pipe) call, which for an object
-// without checks is its parser `_zod.parse`; when a zod version no longer
-// works that way, the object is returned unchanged and parses the slow way.
+// schema is built from the same field schemas, in the same order, with the
+// same catchall (a loose object stays loose), and is run with the same
+// context; the object's own checks (superRefine) still run after it; a value
+// that is not an object goes to the whole schema, whose error that is.
+//
+// This reaches into zod's internals: `_zod.parse`, the object's parser, which
+// `_zod.run` (what zod and its wrappers call) calls, or is, for an object
+// without checks. When a zod version no longer looks like that, the schema is
+// returned unchanged and parses the slow way.
 import { z } from "zod";
 
-/** Fields above which a narrower schema pays for the key check (measured: 4 optional fields cost about what the check does). */
+/** Optional fields below which an object is left as it is. */
 const MIN_OPTIONAL = 4;
 /** Combinations of keys kept per object type; enough for every client seen, bounded against one that sends them all. */
 export const MAX_VARIANTS = 256;
@@ -26,11 +29,13 @@ type ParseFn = (payload: { value: unknown; issues: unknown[] }, ctx: unknown) =>
 interface Internals {
   parse?: ParseFn;
   run?: ParseFn;
+  def?: { catchall?: z.ZodType };
 }
+const internalsOf = (s: unknown) => (s as { _zod?: Internals })._zod;
 
-export function sparseObject<T extends z.ZodRawShape>(shape: T): z.ZodObject<T> {
-  const whole = z.object(shape);
-  const internals = (whole as unknown as { _zod?: Internals })._zod;
+export function sparse<T extends z.ZodObject>(schema: T): T {
+  const internals = internalsOf(schema);
+  const shape = schema.shape as Record<string, z.ZodType>;
   const keys = Object.keys(shape);
   // Optional in and out: an absent key yields nothing (a default, optional
   // in only, yields its value, so such a field always runs).
@@ -38,10 +43,11 @@ export function sparseObject<T extends z.ZodRawShape>(shape: T): z.ZodObject<T> 
     const f = (shape[k] as unknown as { _zod?: { optin?: string; optout?: string } })._zod;
     return f?.optin === "optional" && f.optout === "optional";
   });
-  // An object without checks runs its parser as it is (`run` is `parse`).
-  if (!internals || typeof internals.parse !== "function" || internals.run !== internals.parse) return whole;
-  if (optional.length < MIN_OPTIONAL || optional.length > 31) return whole;
+  if (!internals || typeof internals.parse !== "function" || typeof internals.run !== "function") return schema;
+  if (optional.length < MIN_OPTIONAL || optional.length > 30) return schema;
   const wholeParse = internals.parse;
+  const withoutChecks = internals.run === internals.parse;
+  const catchall = internals.def?.catchall;
   const required = keys.filter((k) => !optional.includes(k));
   // Each optional field's bit in a variant's mask.
   const bits = new Map(optional.map((k, i) => [k, 1 << i]));
@@ -52,9 +58,10 @@ export function sparseObject<T extends z.ZodRawShape>(shape: T): z.ZodObject<T> 
     if (known || variants.size >= MAX_VARIANTS) return known;
     const picked: Record<string, z.ZodType> = {};
     // The whole shape's order, so the parsed object's keys come in the same order.
-    for (const k of keys) if (required.includes(k) || mask & (1 << optional.indexOf(k))) picked[k] = shape[k] as unknown as z.ZodType;
-    const s = (z.object(picked) as unknown as { _zod: { parse: ParseFn } })._zod;
-    const parse: ParseFn = (payload, ctx) => s.parse(payload, ctx);
+    for (const k of keys) if (required.includes(k) || (mask & bits.get(k)!) !== 0) picked[k] = shape[k]!;
+    const narrow = catchall ? z.object(picked).catchall(catchall) : z.object(picked);
+    const s = internalsOf(narrow)!;
+    const parse: ParseFn = (payload, ctx) => s.parse!(payload, ctx);
     variants.set(mask, parse);
     return parse;
   };
@@ -73,6 +80,6 @@ export function sparseObject<T extends z.ZodRawShape>(shape: T): z.ZodObject<T> 
     return parse ? parse(payload, ctx) : wholeParse(payload, ctx);
   };
   internals.parse = sparseParse;
-  internals.run = sparseParse;
-  return whole;
+  if (withoutChecks) internals.run = sparseParse;
+  return schema;
 }

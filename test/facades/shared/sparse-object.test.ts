@@ -1,9 +1,9 @@
-// sparseObject parses exactly as z.object does (data, key order, issues and
+// sparse() parses exactly as z.object does (data, key order, issues and
 // their paths and messages), only faster: checked against z.object over
 // generated values, inside wrappers, and past the cap on kept variants.
 import t from "tap";
 import { z } from "zod";
-import { MAX_VARIANTS, sparseObject } from "../../../src/facades/shared/sparse-object.js";
+import { MAX_VARIANTS, sparse } from "../../../src/facades/shared/sparse-object.js";
 
 const shape = () => ({
   name: z.string().min(1),
@@ -19,7 +19,7 @@ const shape = () => ({
 });
 
 const whole = z.object(shape());
-const sparse = sparseObject(shape());
+const sparseSchema = sparse(z.object(shape()));
 
 /** What a parse gives, comparable across the two schemas. */
 function outcome(s: z.ZodType, v: unknown, opts?: Parameters<z.ZodType["safeParse"]>[1]) {
@@ -52,19 +52,19 @@ t.test("every combination of present, valid and invalid fields parses alike", as
       if (c === 2) v[k] = bad[k];
     }
     if (rnd(4) === 0) v.unknownKey = 1;
-    t.same(outcome(sparse, v), outcome(whole, v), JSON.stringify(v));
-    t.same(outcome(sparse, v, { reportInput: true }), outcome(whole, v, { reportInput: true }));
+    t.same(outcome(sparseSchema, v), outcome(whole, v), JSON.stringify(v));
+    t.same(outcome(sparseSchema, v, { reportInput: true }), outcome(whole, v, { reportInput: true }));
     checked++;
   }
   t.equal(checked, 600);
 });
 
 t.test("values that are not objects get the object's own error", async (t) => {
-  for (const v of [null, undefined, "x", 3, [], [{ name: "n" }], true]) t.same(outcome(sparse, v), outcome(whole, v), String(JSON.stringify(v)));
+  for (const v of [null, undefined, "x", 3, [], [{ name: "n" }], true]) t.same(outcome(sparseSchema, v), outcome(whole, v), String(JSON.stringify(v)));
 });
 
 t.test("key order, defaults and unknown keys are z.object's", async (t) => {
-  const r = sparse.parse({ note: "z", unknown: 1, name: "a", count: 3 });
+  const r = sparseSchema.parse({ note: "z", unknown: 1, name: "a", count: 3 });
   t.same(Object.keys(r), ["name", "count", "level", "note"]);
   t.equal(r.level, 3, "a default applies when its key is absent");
   t.same(Object.keys(whole.parse({ note: "z", unknown: 1, name: "a", count: 3 })), Object.keys(r));
@@ -72,7 +72,7 @@ t.test("key order, defaults and unknown keys are z.object's", async (t) => {
 
 t.test("inside optional, array and pipe wrappers, and with abortEarly-free nesting", async (t) => {
   const outerWhole = z.object({ list: z.array(whole).optional(), one: whole.optional(), piped: z.preprocess((v) => v, whole).optional() });
-  const outerSparse = z.object({ list: z.array(sparse).optional(), one: sparse.optional(), piped: z.preprocess((v) => v, sparse).optional() });
+  const outerSparse = z.object({ list: z.array(sparseSchema).optional(), one: sparseSchema.optional(), piped: z.preprocess((v) => v, sparseSchema).optional() });
   const values = [
     { list: [{ name: "a" }, { name: "", count: 0 }, { name: "b", mode: "B" }] },
     { one: { name: "x", nested: { x: "no" } } },
@@ -83,7 +83,7 @@ t.test("inside optional, array and pipe wrappers, and with abortEarly-free nesti
 });
 
 t.test("past the cap on variants the whole schema runs, with the same results", async (t) => {
-  const s = sparseObject(shape());
+  const s = sparse(z.object(shape()));
   const w = z.object(shape());
   // 2^9 = 512 combinations of the optional keys, all valid.
   let same = 0;
@@ -99,7 +99,29 @@ t.test("past the cap on variants the whole schema runs, with the same results", 
 });
 
 t.test("objects with few optional fields are plain z.objects", async (t) => {
-  const few = sparseObject({ a: z.string(), b: z.number().optional() });
+  const few = sparse(z.object({ a: z.string(), b: z.number().optional() }));
   t.same(few.parse({ a: "x", b: 1, c: 2 }), { a: "x", b: 1 });
   t.same(outcome(few, { b: "1" }), outcome(z.object({ a: z.string(), b: z.number().optional() }), { b: "1" }));
+});
+
+t.test("a loose object with checks stays loose and keeps its checks", async (t) => {
+  const make = () =>
+    z.looseObject(shape()).superRefine((v, ctx) => {
+      if (v.count !== undefined && v.flag === true) ctx.addIssue({ code: "custom", path: ["flag"], message: "flag and count do not go together" });
+    });
+  const w = make();
+  const s = sparse(make());
+  for (const v of [
+    { name: "a", extra: { kept: true } },
+    { name: "a", count: 1, flag: true, other: 1 },
+    { name: "a", count: 0, flag: true },
+    { name: "", count: 1, ratio: 2, mode: "C" },
+    { count: 2 },
+    "x",
+  ]) {
+    t.same(outcome(s, v), outcome(w, v), JSON.stringify(v));
+  }
+  t.same(s.parse({ name: "a", extra: 1 }), { name: "a", level: 3, extra: 1 }, "unknown keys pass through");
+  const refined = s.safeParse({ name: "a", count: 2, flag: true });
+  t.same(refined.error?.issues.map((i) => i.message), ["flag and count do not go together"], "the object's own check runs");
 });
