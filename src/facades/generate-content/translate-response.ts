@@ -192,6 +192,7 @@ function details(list: ModalityTokens[]): JsonObject[] {
 
 /** Adds up per-modality counts of several lists. */
 function mergeDetails(...lists: ModalityTokens[][]): JsonObject[] {
+  if (lists.every((l) => l.length === 0)) return [];
   const sum = new Map<Modality, bigint>();
   for (const l of lists) for (const d of l) sum.set(d.modality, (sum.get(d.modality) ?? 0n) + d.tokenCount);
   return [...sum].filter(([, n]) => n > 0n).map(([m, n]) => ({ modality: modalityName(m), tokenCount: Number(n) }));

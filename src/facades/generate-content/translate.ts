@@ -188,21 +188,25 @@ export interface CoreRequest {
 export function toCoreRequest(req: wire.GenerateContentRequest, model: string, requireContents = true): CoreRequest {
   if (requireContents && req.contents.length === 0) throw invalidArgument("contents: contents is not specified", "contents");
   const tools = toCoreTools(req.tools);
-  const declared = req.cachedContent ? undefined : new Set(tools.flatMap((t) => (t.kind.case === "function" ? [t.kind.value.name] : [])));
+  // The declared names matter only to a functionCallingConfig (and not when the tools may live in a cached content).
+  const declared =
+    req.toolConfig?.functionCallingConfig && !req.cachedContent ? new Set(tools.flatMap((t) => (t.kind.case === "function" ? [t.kind.value.name] : []))) : undefined;
   const toolChoice = toCoreToolChoice(req.toolConfig, declared);
   const config = toCoreConfig(req.generationConfig);
   const { turns, origins } = toCoreTurns(req.contents);
-  const input = create(ChatInputSchema, {
+  // Set field by field: a conditional spread costs an object and a copy each.
+  const init: MessageInitShape<typeof ChatInputSchema> = {
     model,
     system: toCoreSystem(req.systemInstruction),
     turns,
     tools,
-    ...(toolChoice ? { toolChoice } : {}),
-    ...(config ? { config } : {}),
     safetySettings: toCoreSafety(req.safetySettings),
     cachedContent: req.cachedContent ?? "",
     metadata: create(RequestMetadataSchema, { sourceFormat: SOURCE_FORMAT }),
-  });
+  };
+  if (toolChoice) init.toolChoice = toolChoice;
+  if (config) init.config = config;
+  const input = create(ChatInputSchema, init);
   // The core puts a cache's turns first, so its turn indexes no longer match.
   return { input, origins: req.cachedContent ? [] : origins };
 }
