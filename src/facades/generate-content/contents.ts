@@ -17,11 +17,20 @@ const MIME = /^[\w.+-]+\/[\w.+-]+$/;
 
 const ROLES: Record<string, Role> = { user: Role.USER, model: Role.ASSISTANT, function: Role.USER, tool: Role.USER };
 
-/** The wire path a neutral part came from, and the one of its signature. */
+/**
+ * Where a neutral part came from: `${at}[c].parts[p]`, and the part whose
+ * thoughtSignature gave its signature, `${at}[sc].parts[sp]`. Indexes, not
+ * paths: a path is built only when an error names one (originField).
+ */
 export interface Origin {
-  part: string;
-  signature: string;
+  at: string;
+  c: number;
+  p: number;
+  sc: number;
+  sp: number;
 }
+
+const partPath = (at: string, c: number, p: number) => `${at}[${c}].parts[${p}]`;
 
 export interface Turns {
   turns: Turn[];
@@ -110,11 +119,12 @@ function dataPart(p: wire.Part, f: string, kind: (typeof DATA_FIELDS)[number] | 
 const isEmptyText = (p: Part) => p.kind.case === "text" && p.kind.value.text === "";
 
 /** The data field a part sets, or undefined; more than one is an error. */
-function dataKind(p: wire.Part, f: string): (typeof DATA_FIELDS)[number] | undefined {
+function dataKind(p: wire.Part, at: string, ci: number, pi: number): (typeof DATA_FIELDS)[number] | undefined {
   let kind: (typeof DATA_FIELDS)[number] | undefined;
   for (const k of DATA_FIELDS) {
     if (p[k] === undefined) continue;
     if (kind !== undefined) {
+      const f = partPath(at, ci, pi);
       const kinds = DATA_FIELDS.filter((x) => p[x] !== undefined);
       throw invalidArgument(`${f}: a part sets exactly one of ${DATA_FIELDS.join(", ")}; this one sets ${kinds.join(" and ")}`, f);
     }
@@ -123,43 +133,52 @@ function dataKind(p: wire.Part, f: string): (typeof DATA_FIELDS)[number] | undef
   return kind;
 }
 
-/** Appends one Content's parts to a turn. */
-function addParts(c: wire.Content, field: string, ids: CallIds, out: Part[], origins: Origin[]): void {
+/** Appends the parts of `${at}[ci]` to a turn. */
+function addParts(c: wire.Content, at: string, ci: number, ids: CallIds, out: Part[], origins: Origin[]): void {
   for (let pi = 0; pi < c.parts.length; pi++) {
     const p = c.parts[pi]!;
-    const f = `${field}.parts[${pi}]`;
-    const kind = dataKind(p, f);
-    if (kind === undefined && !p.thoughtSignature) throw invalidArgument(`${f}: a part must set one of ${DATA_FIELDS.join(", ")}`, f);
-    if (p.thought && kind !== "text") throw invalidArgument(`${f}.thought: only text parts can be thoughts`, `${f}.thought`);
-    const sigField = p.thoughtSignature ? `${f}.thoughtSignature` : "";
-    const sig = p.thoughtSignature ? decodeThoughtSignature(p.thoughtSignature, sigField) : undefined;
-    const np = dataPart(p, f, kind, ids);
-    if (!sig) {
-      // The common case: no signature to place.
-      if (np.kind.case === "thinking") {
+    const kind = dataKind(p, at, ci, pi);
+    if (!p.thoughtSignature && kind === "text") {
+      // The common case: a text or thought part, no signature to place, no path to build.
+      if (p.thought) {
         const prev = out[out.length - 1];
         if (prev?.kind.case === "thinking" && !prev.signature) {
           // Streamed thought fragments are one thought.
-          prev.kind.value.text += np.kind.value.text;
+          prev.kind.value.text += p.text!;
           continue;
         }
       }
-      out.push(np);
-      origins.push({ part: f, signature: `${f}.thoughtSignature` });
+      out.push(p.thought ? part({ case: "thinking", value: { text: p.text! } }) : part({ case: "text", value: { text: p.text! } }));
+      origins.push({ at, c: ci, p: pi, sc: ci, sp: pi });
       continue;
     }
+    const f = partPath(at, ci, pi);
+    if (kind === undefined && !p.thoughtSignature) throw invalidArgument(`${f}: a part must set one of ${DATA_FIELDS.join(", ")}`, f);
+    if (p.thought && kind !== "text") throw invalidArgument(`${f}.thought: only text parts can be thoughts`, `${f}.thought`);
+    const sig = p.thoughtSignature ? decodeThoughtSignature(p.thoughtSignature, `${f}.thoughtSignature`) : undefined;
+    const np = dataPart(p, f, kind, ids);
     const last = out.length - 1;
     const prev = out[last];
     const openThought = prev?.kind.case === "thinking" && !prev.signature ? prev : undefined;
     const push = (x: Part) => {
       out.push(x);
-      origins.push({ part: f, signature: sigField });
+      origins.push({ at, c: ci, p: pi, sc: ci, sp: pi });
     };
+    /** The open thought's signature came from this part. */
+    const signedHere = () => {
+      origins[last]!.sc = ci;
+      origins[last]!.sp = pi;
+    };
+    if (!sig) {
+      // Not text (text without a signature took the path above): nothing to merge.
+      push(np);
+      continue;
+    }
     if (sig.kind === "thought") {
       // A hidden thought, carried in the signature.
       if (openThought?.kind.case === "thinking" && openThought.kind.value.text === sig.text) {
         openThought.signature = sig.signature;
-        origins[last]!.signature = sigField;
+        signedHere();
       } else push(create(PartSchema, { kind: { case: "thinking", value: { text: sig.text } }, signature: sig.signature }));
       if (!isEmptyText(np)) push(np);
       continue;
@@ -168,13 +187,13 @@ function addParts(c: wire.Content, field: string, ids: CallIds, out: Part[], ori
       // Streamed thought fragments are one thought; the signature closes it.
       openThought.kind.value.text += np.kind.value.text;
       openThought.signature = sig.signature;
-      origins[last]!.signature = sigField;
+      signedHere();
       continue;
     }
     if (np.kind.case !== "thinking" && sig.signature.issuer !== GEMINI && openThought) {
       // The thinking's signature rides on the part after the thoughts.
       openThought.signature = sig.signature;
-      origins[last]!.signature = sigField;
+      signedHere();
       if (!isEmptyText(np)) push(np);
       continue;
     }
@@ -188,11 +207,11 @@ export function toCoreTurns(contents: wire.Content[], field = "contents"): Turns
   const ids = new CallIds();
   const turns: Turn[] = [];
   const origins: Origin[][] = [];
-  contents.forEach((c, ci) => {
-    const f = `${field}[${ci}]`;
+  for (let ci = 0; ci < contents.length; ci++) {
+    const c = contents[ci]!;
     const role = ROLES[c.role || "user"];
-    if (role === undefined) throw invalidArgument(`${f}.role: ${JSON.stringify(c.role)} is not a valid role; use user or model`, `${f}.role`);
-    if (c.parts.length === 0) throw invalidArgument(`${f}.parts: must contain at least one part`, `${f}.parts`);
+    if (role === undefined) throw invalidArgument(`${field}[${ci}].role: ${JSON.stringify(c.role)} is not a valid role; use user or model`, `${field}[${ci}].role`);
+    if (c.parts.length === 0) throw invalidArgument(`${field}[${ci}].parts: must contain at least one part`, `${field}[${ci}].parts`);
     let turn = turns.at(-1);
     if (!turn || turn.role !== role) {
       turn = create(TurnSchema, { role });
@@ -200,8 +219,8 @@ export function toCoreTurns(contents: wire.Content[], field = "contents"): Turns
       origins.push([]);
       if (role === Role.ASSISTANT) ids.newTurn();
     }
-    addParts(c, f, ids, turn.parts, origins.at(-1)!);
-  });
+    addParts(c, field, ci, ids, turn.parts, origins.at(-1)!);
+  }
   return { turns, origins };
 }
 
@@ -214,11 +233,11 @@ export function originField(origins: Origin[][], field: string): string | undefi
   if (!m) return undefined;
   const turn = origins[Number(m[1])];
   if (!turn?.length) return undefined;
-  if (m[2] === undefined) return turn[0]!.part.replace(/\.parts\[\d+\]$/, "") + m[3];
+  if (m[2] === undefined) return `${turn[0]!.at}[${turn[0]!.c}]${m[3]}`;
   const o = turn[Number(m[2])];
   if (!o) return undefined;
-  if (m[3] === ".signature") return o.signature;
-  return o.part + m[3];
+  if (m[3] === ".signature") return `${partPath(o.at, o.sc, o.sp)}.thoughtSignature`;
+  return partPath(o.at, o.c, o.p) + m[3];
 }
 
 export function toCoreSystem(c: wire.Content | undefined, field = "systemInstruction"): Part[] {
