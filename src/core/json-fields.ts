@@ -18,3 +18,9 @@ export function unknownFields(o: object, known: ReadonlySet<string>, dropNull = 
   }
   return out;
 }
+
+/** vendor_extras for a same-vendor round trip: `{ [vendor]: the unknown fields }`, or `{}` when there are none. */
+export function vendorExtrasOf(vendor: string, o: object, known: ReadonlySet<string>, dropNull = false): Record<string, JsonObject> {
+  const out = unknownFields(o, known, dropNull);
+  return out ? { [vendor]: out } : {};
+}

@@ -72,12 +72,15 @@ class CallIds {
   }
 }
 
+/** A text part, or a thought when it says so. */
+const textOrThought = (p: wire.Part): Part => (p.thought ? part({ case: "thinking", value: { text: p.text! } }) : part({ case: "text", value: { text: p.text! } }));
+
 function dataPart(p: wire.Part, f: string, kind: (typeof DATA_FIELDS)[number] | undefined, ids: CallIds): Part {
   switch (kind) {
     case undefined:
       return part({ case: "text", value: { text: "" } });
     case "text":
-      return p.thought ? part({ case: "thinking", value: { text: p.text! } }) : part({ case: "text", value: { text: p.text! } });
+      return textOrThought(p);
     case "inlineData":
       return mediaOf(p.inlineData!, `${f}.inlineData`);
     case "fileData":
@@ -148,7 +151,7 @@ function addParts(c: wire.Content, at: string, ci: number, ids: CallIds, out: Pa
           continue;
         }
       }
-      out.push(p.thought ? part({ case: "thinking", value: { text: p.text! } }) : part({ case: "text", value: { text: p.text! } }));
+      out.push(textOrThought(p));
       origins.push({ at, c: ci, p: pi, sc: ci, sp: pi });
       continue;
     }

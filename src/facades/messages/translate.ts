@@ -2,7 +2,7 @@
 // toCore* turns a validated request into a ChatInput, fromCore* turns a
 // GenerateResponse into a message. No I/O, no clock.
 import { type JsonObject } from "@bufbuild/protobuf";
-import { unknownFields } from "../../core/json-fields.js";
+import { unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   ChatInputSchema,
@@ -176,10 +176,7 @@ function toCoreConfig(req: wire.MessagesRequest | wire.CountTokensRequest): Conf
   return cfg as ConfigInit;
 }
 
-function vendorExtras(req: object): Record<string, JsonObject> {
-  const extra = unknownFields(req, wire.KNOWN_REQUEST_FIELDS);
-  return extra ? { [VENDOR]: extra } : {};
-}
+const vendorExtras = (req: object) => vendorExtrasOf(VENDOR, req, wire.KNOWN_REQUEST_FIELDS);
 
 const CONFIG_FIELDS: Record<string, string> = {
   "config.max_output_tokens": "max_tokens",

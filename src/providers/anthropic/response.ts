@@ -2,7 +2,7 @@
 // Signatures become {issuer: "anthropic"}; fields the neutral model does not
 // name ride in vendor_extras["anthropic"] so a same-vendor round trip keeps them.
 import { type JsonObject } from "@bufbuild/protobuf";
-import { unknownFields } from "../../core/json-fields.js";
+import { unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   CandidateSchema,
@@ -55,10 +55,7 @@ export function usageExtras(u: wire.Usage | undefined): JsonObject | undefined {
   return unknownFields(u, USAGE_FIELDS, false);
 }
 
-function extrasOf(block: wire.ResponseBlock, known: ReadonlySet<string>): Record<string, JsonObject> {
-  const out = unknownFields(block, known, false);
-  return out ? { [VENDOR]: out } : {};
-}
+const extrasOf = (block: wire.ResponseBlock, known: ReadonlySet<string>) => vendorExtrasOf(VENDOR, block, known);
 
 const TEXT_FIELDS = new Set(["type", "text", "citations"]);
 const THINKING_FIELDS = new Set(["type", "thinking", "signature"]);

@@ -4,7 +4,7 @@
 // become thinking; a function call without an id gets a generated one; a stop
 // with function calls is a tool use.
 import { type JsonObject } from "@bufbuild/protobuf";
-import { unknownFields } from "../../core/json-fields.js";
+import { vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   BlockReason,
@@ -193,8 +193,7 @@ function candidateOf(c: wire.Candidate, i: number, newId: () => string, singleCa
 const RESPONSE_FIELDS = new Set(["candidates", "promptFeedback", "usageMetadata", "modelVersion", "responseId"]);
 
 export function responseExtras(r: wire.GenerateContentResponse): Record<string, JsonObject> {
-  const out = unknownFields(r, RESPONSE_FIELDS);
-  return out ? { [VENDOR]: out } : {};
+  return vendorExtrasOf(VENDOR, r, RESPONSE_FIELDS);
 }
 
 export function fromVendorResponse(r: wire.GenerateContentResponse, ctx: { model: string; channel: string; newId: () => string; singleCall?: boolean }): GenerateResponse {

@@ -40,7 +40,8 @@ t.test("every combination of present, valid and invalid fields parses alike", as
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed % n;
   };
-  let checked = 0;
+  let accepted = 0;
+  let refused = 0;
   for (let i = 0; i < 600; i++) {
     const v: Record<string, unknown> = {};
     const nameCase = rnd(3);
@@ -54,9 +55,11 @@ t.test("every combination of present, valid and invalid fields parses alike", as
     if (rnd(4) === 0) v.unknownKey = 1;
     t.same(outcome(sparseSchema, v), outcome(whole, v), JSON.stringify(v));
     t.same(outcome(sparseSchema, v, { reportInput: true }), outcome(whole, v, { reportInput: true }));
-    checked++;
+    if (whole.safeParse(v).success) accepted++;
+    else refused++;
   }
-  t.equal(checked, 600);
+  // The walk is worth something only if it reaches both outcomes often.
+  t.ok(accepted >= 5 && refused >= 5, `${accepted} accepted, ${refused} refused`);
 });
 
 t.test("values that are not objects get the object's own error", async (t) => {
