@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import net from "node:net";
+import { describeMachine, readMachine } from "./machine.mjs";
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -420,7 +421,7 @@ async function main() {
         soak = { error: String(err.message ?? err).slice(0, 200) };
       }
     }
-    report({ rows, soak, peak, meta: { duration: DURATION, rounds: ROUNDS, connections: CONNECTIONS, pinned: hasTaskset, node: process.version, nodeFlags: process.env.BENCH_NODE_FLAGS ?? "", date: new Date().toISOString() } });
+    report({ rows, soak, peak, meta: { duration: DURATION, rounds: ROUNDS, connections: CONNECTIONS, pinned: hasTaskset, node: process.version, nodeFlags: process.env.BENCH_NODE_FLAGS ?? "", machine: readMachine(), date: new Date().toISOString() } });
   } finally {
     stopAll();
     clearTimeout(guard);
@@ -443,6 +444,9 @@ function report(data) {
   lines.push(`# omnigate benchmark, ${data.meta.date}`);
   lines.push("");
   lines.push(`Node ${data.meta.node}${data.meta.nodeFlags ? ` (gateway flags: ${data.meta.nodeFlags})` : ""}; ${data.meta.connections} connections; ${data.meta.duration} s per measurement after a warm-up; ${data.meta.pinned ? "load generator and upstream on cpu0, system under test on cpu1" : "no CPU pinning (taskset missing)"}.`);
+  lines.push("");
+  // Ratios move with the machine as well as with its load: compare runs on the same kind (bench/README.md, How to read it).
+  lines.push(`Machine: ${describeMachine(data.meta.machine)}.`);
   if (data.meta.rounds > 1) {
     lines.push("");
     lines.push(
