@@ -41,6 +41,11 @@ async function waitText(l: Locator, re: RegExp, timeoutMs = 15_000): Promise<str
 async function waitAttr(l: Locator, name: string, want: string, timeoutMs = 15_000): Promise<void> {
   await sample(() => l.getAttribute(name), (v) => v === want, timeoutMs);
 }
+/** Waits (bounded) until a form control's value is `want`: a select shows a value only once its options have loaded. */
+async function waitValue(l: Locator, want: string, timeoutMs = 15_000): Promise<string> {
+  const values = await sample(() => l.inputValue(), (v) => v === want, timeoutMs);
+  return values.at(-1)!;
+}
 const go = async (nav: string) => {
   await byTestId(`nav-${nav}`).click();
   await page.waitForURL(`**/console/${nav}`);
@@ -223,7 +228,8 @@ test("usage: a key's usage from the Keys page; totals, spent and the chart move 
   await row.getByTestId("key-usage").click();
   await page.waitForURL((u) => u.pathname === "/console/usage" && u.searchParams.get("key") === probe.key.id);
   await byTestId("usage-auto").uncheck();
-  t.equal(await byTestId("usage-key").inputValue(), probe.key.id, "the Usage page opens filtered by that key");
+  // The key select holds the URL's key once the key list it offers has loaded (read at once, it was still "" now and then).
+  t.equal(await waitValue(byTestId("usage-key"), probe.key.id), probe.key.id, "the Usage page opens filtered by that key");
   await waitText(byTestId("usage-key-facts"), /^usage-probe/);
   await waitAttr(byTestId("usage-total-requests"), "data-value", "0");
   await byTestId("usage-chart-empty").waitFor();
@@ -262,7 +268,7 @@ test("usage: a key's usage from the Keys page; totals, spent and the chart move 
   await waitText(byTestId("usage-key-facts"), /^usage-probe/);
   t.pass("a reload keeps the key filter");
   await byTestId("usage-key-clear").click();
-  t.equal(await byTestId("usage-key").inputValue(), "");
+  t.equal(await waitValue(byTestId("usage-key"), ""), "", "the key filter cleared");
   t.notOk(page.url().includes("key="), "and clearing it leaves the URL");
   await go("keys");
   await waitAttr(row.getByTestId("key-budget"), "data-spent", "2");
