@@ -75,6 +75,13 @@ export function describeIssue(error: z.ZodError, input: unknown, names: Record<s
   const value = top !== undefined && input && typeof input === "object" ? (input as Record<string, unknown>)[top] : input;
   if (param === null) return { message: "The request body must be a JSON object.", param: null, code: "invalid_type" };
   if (issue.code === "invalid_type" && value === undefined) return { message: `Missing required parameter: '${param}'.`, param, code: "missing_required_parameter" };
+  if (issue.code === "invalid_union") {
+    // A branch that took the value's type but not the value (a numeric field given "five", which multipart
+    // sends as text like any number): its own check says what was wrong, where "got a string" would not. The
+    // code stays invalid_type: the value is not of the number type the field takes.
+    const check = issue.errors.flat().find((i) => i.code !== "invalid_type" && i.path.length === 0);
+    if (check) return { message: `Invalid '${param}': ${check.message}, got '${String(value).slice(0, 64)}'.`, param, code: "invalid_type" };
+  }
   if (issue.code === "invalid_type" || issue.code === "invalid_union") {
     const got = Array.isArray(value) ? "an array" : value === null ? "null" : typeof value === "number" ? (Number.isInteger(value) ? "an integer" : "a decimal number") : `a ${typeof value}`;
     return { message: `Invalid type for '${param}': got ${got}.`, param, code: "invalid_type" };

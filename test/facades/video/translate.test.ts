@@ -117,7 +117,11 @@ t.test("shape errors are worded the OpenAI way", async (t) => {
   };
   t.same(issue(generationsBody, {}), { message: "Missing required parameter: 'prompt'.", param: "prompt", code: "missing_required_parameter" });
   t.same(issue(generationsBody, { prompt: "x", colour: "red" }), { message: "Unknown parameter: 'colour'.", param: "colour", code: "unknown_parameter" });
-  t.equal(issue(generationsBody, { prompt: "x", duration: "five" }).param, "duration");
+  t.same(issue(generationsBody, { prompt: "x", duration: "five" }), { message: "Invalid 'duration': expected a whole number, got 'five'.", param: "duration", code: "invalid_type" });
+  t.same(issue(videosCreateBody, { prompt: "x", seconds: "4.5" }), { message: "Invalid 'seconds': expected a whole number, got '4.5'.", param: "seconds", code: "invalid_type" }, "multipart sends numbers as text: the message says what the text should be, not 'got a string'");
+  t.equal(issue(videosCreateBody, { prompt: "x", seconds: "9".repeat(100) }).message, `Invalid 'seconds': expected a whole number, got '${"9".repeat(64)}'.`, "the value is cut short");
+  t.same(issue(videosCreateBody, { prompt: "x", seconds: true }), { message: "Invalid type for 'seconds': got a boolean.", param: "seconds", code: "invalid_type" }, "a type no branch takes is still a type error");
+  t.same(issue(videosCreateBody, { prompt: "x", seconds: 4.5 }), { message: "Invalid type for 'seconds': got a decimal number.", param: "seconds", code: "invalid_type" }, "a decimal where a whole number goes is a type error, as OpenAI words it");
   t.equal(issue(generationsBody, { prompt: 5 }).code, "invalid_type");
   t.equal(issue(videosCreateBody, { prompt: "x", input_reference: { url: "x" } }).code, "unknown_parameter");
   t.equal(describeIssue(generationsBody.safeParse([]).error!, []).message, "The request body must be a JSON object.");
