@@ -130,12 +130,18 @@ export function fromZodError(error: z.ZodError, prefix = ""): WireError {
   return badRequest(message, violations);
 }
 
+/** zod's expected type in the words the input's own type is named in above (a JSON array is a "list", as in protobuf). */
+function expectedType(expected: string): string {
+  const word = expected === "int" ? "integer" : expected === "record" ? "object" : expected === "array" ? "list" : expected;
+  return `${/^[aeiou]/.test(word) ? "an" : "a"} ${word}`;
+}
+
 function describe(i: z.core.$ZodIssue): string {
   const input = (i as { input?: unknown }).input;
   switch (i.code) {
     case "invalid_type":
       if (input === undefined) return `${String(i.path.at(-1) ?? "value")} is not specified`;
-      return `Invalid value (${typeof input === "object" ? (Array.isArray(input) ? "list" : input === null ? "null" : "object") : typeof input}), expected ${i.expected === "int" ? "an integer" : i.expected === "record" ? "an object" : `a ${i.expected}`}`;
+      return `Invalid value (${typeof input === "object" ? (Array.isArray(input) ? "list" : input === null ? "null" : "object") : typeof input}), expected ${expectedType(i.expected)}`;
     case "invalid_value":
       return `Invalid value ${JSON.stringify(input)}, expected one of ${i.values.map((v) => String(v)).join(", ")}`;
     case "too_big":

@@ -83,6 +83,22 @@ t.test("zod failures become field violations", async (t) => {
   t.match(w.body.error.message, /^\* GenerateContentRequest\.a\.b\[1\]: /);
 });
 
+t.test("zod type errors name both types with the right article, in protobuf's words", async (t) => {
+  const schema = z.object({ l: z.array(z.string()).optional(), o: z.object({}).optional(), r: z.record(z.string(), z.number()).optional(), i: z.number().int().optional(), s: z.string().optional(), b: z.boolean().optional() });
+  const described = (v: unknown) => {
+    // As the facade parses a body that failed: again, with the input in the issues.
+    const r = schema.safeParse(v, { reportInput: true });
+    return (fromZodError(r.error!).body.error.details[0] as { fieldViolations: { description: string }[] }).fieldViolations[0]!.description;
+  };
+  t.equal(described({ l: 5 }), "Invalid value (number), expected a list");
+  t.equal(described({ o: [] }), "Invalid value (list), expected an object");
+  t.equal(described({ r: "x" }), "Invalid value (string), expected an object");
+  t.equal(described({ i: "x" }), "Invalid value (string), expected a number");
+  t.equal(described({ i: 1.5 }), "Invalid value (number), expected an integer");
+  t.equal(described({ s: null }), "Invalid value (null), expected a string");
+  t.equal(described({ b: {} }), "Invalid value (object), expected a boolean");
+});
+
 t.test("fastify errors", async (t) => {
   t.equal(fromFastifyError({ code: "FST_ERR_CTP_BODY_TOO_LARGE", statusCode: 413, message: "too large" }, 100)?.body.error.status, "PAYLOAD_TOO_LARGE");
   t.equal(fromFastifyError({ code: "FST_ERR_CTP_BODY_TOO_LARGE", statusCode: 413, message: "too large" }, 100)?.httpStatus, 413);
