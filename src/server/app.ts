@@ -1,7 +1,7 @@
 // buildApp(deps) -> a FastifyInstance with every HTTP surface, not listening:
 // the wire-format facades, Connect and gRPC-Web for the core services, tRPC,
 // health, readiness and metrics.
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
 import { appRouter, type AppRouter } from "../trpc/router.js";
@@ -14,7 +14,8 @@ import { lazyChildLogger } from "./request-logger.js";
 import { serializeError } from "./log-serializers.js";
 import { filesRoute } from "./files-route.js";
 import { upstreamNotifyRoute } from "./upstream-notify-route.js";
-import { wireConstraint } from "./wire-constraint.js";
+import { wireConstraint, wireOf } from "./wire-constraint.js";
+import { badUrlMessage, badUrlReply } from "./bad-url.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
@@ -46,6 +47,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     // tRPC batches put every procedure name of a batch into one path parameter ("a.b,c.d,..."): 100 characters is too few.
     routerOptions: { constraints: { wire: wireConstraint }, maxParamLength: 5000 },
+    // A URL the router cannot take (bad percent-encoding, an over-long segment): the owning format's 400 (bad-url.ts).
+    frameworkErrors: (err, req, res) => {
+      // fastify types this reply with its generic defaults, which take no status code.
+      const reply = res as unknown as FastifyReply;
+      const message = badUrlMessage(err.code, req.url.split("?")[0]!);
+      if (message === undefined) return reply.code(err.statusCode ?? 500).send(err);
+      const r = badUrlReply(req.url, wireOf(req.raw), req.id, message);
+      // No hook has run either: the request-id header the onRequest hook below sets on every other answer.
+      return reply.code(r.status).header("request-id", req.id).type("application/json").send(r.body);
+    },
   });
 
   // Per-request hooks in callback style: an async hook costs a promise and a
