@@ -16,6 +16,7 @@ import { filesRoute } from "./files-route.js";
 import { upstreamNotifyRoute } from "./upstream-notify-route.js";
 import { wireConstraint, wireOf } from "./wire-constraint.js";
 import { badUrlMessage, badUrlReply } from "./bad-url.js";
+import { decodeRequestBody } from "./request-encoding.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
@@ -128,7 +129,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(filesRoute, { deps });
   await app.register(consoleRoute);
   await app.register(upstreamNotifyRoute, { deps });
-  for (const f of facades) await app.register(f.plugin, { deps });
+  // The wire formats in one scope that decompresses request bodies (request-encoding.ts); Connect, tRPC
+  // and the rest stay outside it.
+  await app.register(async (scope) => {
+    scope.addHook("preParsing", decodeRequestBody);
+    for (const f of facades) await scope.register(f.plugin, { deps });
+  });
 
   return app;
 }
