@@ -298,6 +298,10 @@ const imageBotSchema = z
   .strict()
   .default(DEFAULT_IMAGE_BOT);
 
+/** "*" (any origin) or one origin, scheme://host[:port], as a browser sends it in Origin. */
+const corsOrigin = z.string().regex(/^(\*|https?:\/\/[^/\s?#]+)$/, "expected * or an origin such as https://app.example.com (no path)");
+const corsOrigins = z.array(corsOrigin);
+
 const databaseUrl = z.string().regex(/^postgres(ql)?:\/\//, "expected a postgres:// or postgresql:// URL");
 const databaseSchema = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, "expected a lower-case identifier ([a-z_][a-z0-9_]*)");
 const databasePoolSize = z.coerce.number().int("expected a whole number").min(1, "expected at least 1").max(1000, "expected at most 1000");
@@ -313,6 +317,7 @@ export const fileSchema = z
     logLevel: z.enum(LOG_LEVELS).optional(),
     shutdownGraceMs: positiveInt.optional(),
     bodyLimitBytes: positiveInt.optional(),
+    corsOrigins: corsOrigins.optional(),
     dev: z.boolean().optional(),
     redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
     redisPrefix: z.string().optional(),
@@ -342,6 +347,11 @@ export const configSchema = z.object({
   logLevel: z.enum(LOG_LEVELS).default("info"),
   shutdownGraceMs: positiveInt.default(10_000),
   bodyLimitBytes: positiveInt.default(32 * 1024 * 1024),
+  /**
+   * Origins whose browser pages may call the wire formats (CORS), as the vendors' own APIs allow browser
+   * SDKs to: ["*"] (any; keys travel in headers, never cookies) by default, [] for none.
+   */
+  corsOrigins: corsOrigins.default(["*"]),
   dev: z.boolean().default(false),
   /** Redis for limits shared across instances; in-process limits when unset. */
   redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
@@ -386,6 +396,8 @@ const ENV: Record<string, { key: keyof z.input<typeof configSchema>; parse?: (v:
   OMNIGATE_LOG_LEVEL: { key: "logLevel" },
   OMNIGATE_SHUTDOWN_GRACE_MS: { key: "shutdownGraceMs" },
   OMNIGATE_BODY_LIMIT: { key: "bodyLimitBytes" },
+  /** Comma-separated; "none" for no cross-origin access. */
+  OMNIGATE_CORS_ORIGINS: { key: "corsOrigins", parse: (v) => (v.trim().toLowerCase() === "none" ? [] : v.split(",").map((s) => s.trim()).filter(Boolean)) },
   OMNIGATE_DEV: { key: "dev", parse: (v) => boolish.parse(v) },
   OMNIGATE_REDIS_URL: { key: "redisUrl" },
   OMNIGATE_REDIS_PREFIX: { key: "redisPrefix" },

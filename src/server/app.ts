@@ -17,6 +17,7 @@ import { upstreamNotifyRoute } from "./upstream-notify-route.js";
 import { wireConstraint, wireOf } from "./wire-constraint.js";
 import { badUrlMessage, badUrlReply } from "./bad-url.js";
 import { decodeRequestBody } from "./request-encoding.js";
+import { allowCrossOrigin } from "./cors.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
@@ -129,10 +130,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(filesRoute, { deps });
   await app.register(consoleRoute);
   await app.register(upstreamNotifyRoute, { deps });
-  // The wire formats in one scope that decompresses request bodies (request-encoding.ts); Connect, tRPC
-  // and the rest stay outside it.
+  // The wire formats in one scope that decompresses request bodies (request-encoding.ts) and allows
+  // cross-origin calls (cors.ts); Connect, tRPC and the rest stay outside it.
   await app.register(async (scope) => {
     scope.addHook("preParsing", decodeRequestBody);
+    allowCrossOrigin(scope, config.corsOrigins);
     for (const f of facades) await scope.register(f.plugin, { deps });
   });
 
