@@ -15,7 +15,7 @@ import { serializeError } from "./log-serializers.js";
 import { filesRoute } from "./files-route.js";
 import { upstreamNotifyRoute } from "./upstream-notify-route.js";
 import { wireConstraint, wireOf } from "./wire-constraint.js";
-import { badUrlMessage, badUrlReply } from "./bad-url.js";
+import { badUrlMessage, badUrlReply, unknownUrlReply } from "./bad-url.js";
 import { decodeRequestBody } from "./request-encoding.js";
 import { allowCrossOrigin } from "./cors.js";
 
@@ -116,6 +116,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const trpcContext = trpcContextFactory(deps);
   // Live subscriptions never end by themselves: end them before the server waits for its connections.
   app.addHook("preClose", async () => trpcContext.close());
+  // A path no route and no facade's own not-found handler took: the 404 of the format whose client sent it.
+  app.setNotFoundHandler((req, reply) => {
+    const r = unknownUrlReply(req.url, wireOf(req.raw), req.id, req.method);
+    return reply.code(r.status).type("application/json").send(r.body);
+  });
+
   await app.register(fastifyTRPCPlugin, {
     prefix: "/trpc",
     trpcOptions: {

@@ -5,9 +5,10 @@
 // {error, code, message, statusCode} body. The path's prefix picks the
 // format, as the facades' own prefixes do, and a shared path such as
 // /v1/models goes by the caller's headers (wire-constraint.ts). Pure: the
-// caller sends what it returns.
+// caller sends what it returns. The same table answers a path nobody owns
+// (unknownUrlReply) with the 404 of the format whose client sent it.
 import { errorBody as anthropicBody } from "../facades/messages/errors.js";
-import { badRequest as googleBadRequest } from "../facades/generate-content/errors.js";
+import { badRequest as googleBadRequest, notFoundError as googleNotFound } from "../facades/generate-content/errors.js";
 import { wireError as imagesError } from "../facades/openai-images/errors.js";
 import { errorBody as videoBody } from "../facades/video/errors.js";
 import { CODE, wireError as imageBotError } from "../facades/image-bot/errors.js";
@@ -30,19 +31,38 @@ const under = (path: string, prefix: string) => path === prefix || path.startsWi
 
 /** The 400 a client of the format that owns `url` reads for a URL it sent that cannot be routed. */
 export function badUrlReply(url: string, wire: Wire, requestId: string, message: string): BadUrlReply {
-  const anthropic = (): BadUrlReply => ({ status: 400, body: anthropicBody({ type: "invalid_request_error", message }, requestId) });
+  return ownerErrorReply(url, wire, requestId, 400, message);
+}
+
+/**
+ * The 404 for a path no route and no facade's own not-found handler took (the
+ * rest of /v1, such as /v1/chat/completions, a POST to /v1/models): the shape
+ * of the format whose client most likely sent it, by the caller's headers.
+ */
+export function unknownUrlReply(url: string, wire: Wire, requestId: string, method: string): BadUrlReply {
+  return ownerErrorReply(url, wire, requestId, 404, `Invalid URL (${method} ${url.split("?")[0]!.slice(0, 200)})`);
+}
+
+/** A 400 or 404 in the error shape of the format that owns `url`. */
+export function ownerErrorReply(url: string, wire: Wire, requestId: string, status: 400 | 404, message: string): BadUrlReply {
+  const anthropic = (): BadUrlReply => ({ status, body: anthropicBody({ type: status === 404 ? "not_found_error" : "invalid_request_error", message }, requestId) });
   const google = (): BadUrlReply => {
-    const w = googleBadRequest(message, [{ field: "", description: message }]);
+    const w = status === 404 ? googleNotFound(message) : googleBadRequest(message, [{ field: "", description: message }]);
     return { status: w.httpStatus, body: w.body };
   };
-  const openai = (): BadUrlReply => ({ status: 400, body: imagesError(400, message, null, "invalid_url").body });
+  const code = status === 404 ? "unknown_url" : "invalid_url";
+  const openai = (): BadUrlReply => ({ status, body: imagesError(status, message, null, code).body });
+  const video = (which: "openai" | "generations"): BadUrlReply => ({
+    status,
+    body: videoBody(which, { status, message, param: null, code, type: status === 404 ? "not_found_error" : "invalid_request_error", headers: {} }),
+  });
   if (under(url, "/v1/messages")) return anthropic();
   if (under(url, "/v1beta")) return google();
   if (under(url, "/v1/images")) return openai();
-  if (under(url, "/v1/videos")) return { status: 400, body: videoBody("openai", { status: 400, message, param: null, code: "invalid_url", type: "invalid_request_error", headers: {} }) };
-  if (under(url, "/v1/video/generations")) return { status: 400, body: videoBody("generations", { status: 400, message, param: null, code: "invalid_url", type: "invalid_request_error", headers: {} }) };
-  if (under(url, "/ib") || under(url, "/mj")) return { status: 400, body: imageBotError(400, CODE.PARAMETER_ERROR, message).body };
+  if (under(url, "/v1/videos")) return video("openai");
+  if (under(url, "/v1/video/generations")) return video("generations");
+  if (under(url, "/ib") || under(url, "/mj")) return { status, body: imageBotError(status, CODE.PARAMETER_ERROR, message).body };
   // /v1/models and the rest of /v1 are shared: the caller's headers say whose client it is.
   if (under(url, "/v1")) return wire === "anthropic" ? anthropic() : wire === "gemini" ? google() : openai();
-  return { status: 400, body: { error: "Bad Request", message, statusCode: 400 } };
+  return { status, body: { error: status === 404 ? "Not Found" : "Bad Request", message, statusCode: status } };
 }

@@ -2,7 +2,7 @@
 // maxParamLength) is answered in the format of the path's owner, not with
 // fastify's own body: the table (pure), then through a running gateway.
 import t from "tap";
-import { badUrlMessage, badUrlReply } from "../../src/server/bad-url.js";
+import { badUrlMessage, badUrlReply, unknownUrlReply } from "../../src/server/bad-url.js";
 import { ADMIN_KEY, startServer, type TestServer } from "../helpers/app.js";
 
 const MSG = "Invalid URL: 'x' is not a valid URL path.";
@@ -27,6 +27,18 @@ t.test("the table: the prefix picks the format, /v1 alone goes by the caller's w
   t.same(badUrlReply("/v1", "openai", "req_1", MSG), openai);
   t.same(badUrlReply("/v1messages/%ZZ", "anthropic", "req_1", MSG).body, { error: "Bad Request", message: MSG, statusCode: 400 }, "a prefix is a whole path segment");
   t.same(badUrlReply("/trpc/%ZZ", "openai", "req_1", MSG), { status: 400, body: { error: "Bad Request", message: MSG, statusCode: 400 } }, "no format owns it: a plain 400");
+});
+
+t.test("unknown paths: the 404 of the format whose client sent it", async (t) => {
+  t.same(unknownUrlReply("/v1/chat/completions?x=1", "openai", "req_1", "POST"), {
+    status: 404,
+    body: { error: { message: "Invalid URL (POST /v1/chat/completions)", type: "invalid_request_error", param: null, code: "unknown_url" } },
+  });
+  t.same(unknownUrlReply("/v1/complete", "anthropic", "req_1", "POST"), { status: 404, body: { type: "error", error: { type: "not_found_error", message: "Invalid URL (POST /v1/complete)" }, request_id: "req_1" } });
+  t.match(unknownUrlReply("/v1/models/x:embedContent", "gemini", "req_1", "POST"), { status: 404, body: { error: { code: 404, status: "NOT_FOUND" } } });
+  t.same(unknownUrlReply("/v1/video/generations/x/y", "openai", "req_1", "GET").body, { code: "unknown_url", message: "Invalid URL (GET /v1/video/generations/x/y)", param: "", type: "not_found_error" });
+  t.same(unknownUrlReply("/nowhere", "openai", "req_1", "GET"), { status: 404, body: { error: "Not Found", message: "Invalid URL (GET /nowhere)", statusCode: 404 } });
+  t.equal((unknownUrlReply("/v1/" + "x".repeat(500), "openai", "req_1", "GET").body as { error: { message: string } }).error.message.length, "Invalid URL (GET )".length + 200, "a long path is cut short");
 });
 
 t.test("the message", async (t) => {
@@ -79,4 +91,19 @@ t.test("through the gateway: each format's client reads its own error", async (t
 
   const openai = await get("/v1/models/%ZZ", bearer);
   t.match(openai.body, { error: { code: "invalid_url" } });
+});
+
+t.test("through the gateway: a path nobody owns", async (t) => {
+  const send = async (method: string, path: string, headers: Record<string, string>) => {
+    const res = await fetch(server.baseUrl + path, { method, headers: { ...headers, "content-type": "application/json" }, ...(method === "POST" ? { body: "{}" } : {}) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const chat = await send("POST", "/v1/chat/completions", { authorization: `Bearer ${ADMIN_KEY}` });
+  t.match(chat, { status: 404, body: { error: { code: "unknown_url", message: "Invalid URL (POST /v1/chat/completions)" } } }, "the OpenAI SDK's chat path: OpenAI's 404");
+  const models = await send("POST", "/v1/models", { "x-api-key": ADMIN_KEY, "anthropic-version": "2023-06-01" });
+  t.match(models, { status: 404, body: { type: "error", error: { type: "not_found_error" } } });
+  const embed = await send("POST", "/v1/models/gemini-2.5-flash:embedContent", { "x-goog-api-key": ADMIN_KEY });
+  t.match(embed, { status: 404, body: { error: { code: 404, status: "NOT_FOUND" } } });
+  const elsewhere = await send("GET", "/nowhere", {});
+  t.match(elsewhere, { status: 404, body: { error: "Not Found", statusCode: 404 } });
 });
