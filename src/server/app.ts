@@ -17,7 +17,7 @@ import { upstreamNotifyRoute } from "./upstream-notify-route.js";
 import { wireConstraint, wireOf } from "./wire-constraint.js";
 import { badUrlMessage, badUrlReply, unknownUrlReply } from "./bad-url.js";
 import { decodeRequestBody } from "./request-encoding.js";
-import { allowCrossOrigin } from "./cors.js";
+import { allowCrossOrigin, corsHook } from "./cors.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
@@ -117,9 +117,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Live subscriptions never end by themselves: end them before the server waits for its connections.
   app.addHook("preClose", async () => trpcContext.close());
   // A path no route and no facade's own not-found handler took: the 404 of the format whose client sent it.
+  // Under /v1 it is the wire formats' ground, so a browser's preflight for a shared path such as GET /v1/models
+  // (whose routes have no scope of their own to hold a not-found handler) is answered as in the facades' scope.
+  const cors = config.corsOrigins.length ? corsHook(config.corsOrigins) : undefined;
   app.setNotFoundHandler((req, reply) => {
-    const r = unknownUrlReply(req.url, wireOf(req.raw), req.id, req.method);
-    return reply.code(r.status).type("application/json").send(r.body);
+    const send = () => {
+      const r = unknownUrlReply(req.url, wireOf(req.raw), req.id, req.method);
+      reply.code(r.status).type("application/json").send(r.body);
+    };
+    if (cors && (req.url === "/v1" || req.url.startsWith("/v1/") || req.url.startsWith("/v1?"))) cors(req, reply, send);
+    else send();
+    return reply;
   });
 
   await app.register(fastifyTRPCPlugin, {

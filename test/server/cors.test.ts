@@ -45,6 +45,15 @@ t.test("any origin by default", async (t) => {
   const images = await fetch(`${s.baseUrl}/v1/images/generations`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json", origin: ORIGIN }, body: "{" });
   t.same([images.status, images.headers.get("access-control-allow-origin")], [400, "*"]);
 
+  const models = await preflight(s.baseUrl, "/v1/models", "x-api-key,anthropic-version");
+  t.same([models.status, models.headers.get("access-control-allow-origin")], [204, "*"], "a shared /v1 path without a scope of its own");
+  const modelsGet = await fetch(`${s.baseUrl}/v1/models`, { headers: { "x-api-key": ADMIN_KEY, "anthropic-version": "2023-06-01", origin: ORIGIN } });
+  t.same([modelsGet.status, modelsGet.headers.get("access-control-allow-origin")], [200, "*"]);
+  await modelsGet.text();
+  const unknown = await fetch(`${s.baseUrl}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json", origin: ORIGIN }, body: "{}" });
+  t.same([unknown.status, unknown.headers.get("access-control-allow-origin")], [404, "*"], "a path nothing serves: the page can read the 404");
+  await unknown.text();
+
   const trpc = await preflight(s.baseUrl, "/trpc/admin.keys.list", "authorization");
   t.equal(trpc.headers.get("access-control-allow-origin"), null, "tRPC stays same-origin");
 });
