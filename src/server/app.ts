@@ -15,9 +15,9 @@ import { serializeError } from "./log-serializers.js";
 import { filesRoute } from "./files-route.js";
 import { upstreamNotifyRoute } from "./upstream-notify-route.js";
 import { wireConstraint, wireOf } from "./wire-constraint.js";
-import { badUrlMessage, badUrlReply, unknownUrlReply } from "./bad-url.js";
+import { badUrlMessage, badUrlReply, under, unknownUrlReply } from "./bad-url.js";
 import { decodeRequestBody } from "./request-encoding.js";
-import { allowCrossOrigin, corsHook } from "./cors.js";
+import { corsHook } from "./cors.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
@@ -125,7 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const r = unknownUrlReply(req.url, wireOf(req.raw), req.id, req.method);
       reply.code(r.status).type("application/json").send(r.body);
     };
-    if (cors && (req.url === "/v1" || req.url.startsWith("/v1/") || req.url.startsWith("/v1?"))) cors(req, reply, send);
+    if (cors && under(req.url, "/v1")) cors(req, reply, send);
     else send();
     return reply;
   });
@@ -148,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // cross-origin calls (cors.ts); Connect, tRPC and the rest stay outside it.
   await app.register(async (scope) => {
     scope.addHook("preParsing", decodeRequestBody);
-    allowCrossOrigin(scope, config.corsOrigins);
+    if (cors) scope.addHook("onRequest", cors);
     for (const f of facades) await scope.register(f.plugin, { deps });
   });
 

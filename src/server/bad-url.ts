@@ -27,7 +27,8 @@ export function badUrlMessage(code: string | undefined, path: string): string | 
   return undefined;
 }
 
-const under = (path: string, prefix: string) => path === prefix || path.startsWith(prefix + "/") || path.startsWith(prefix + "?");
+/** Whether `path` (a request URL, query and all) is `prefix` or below it: a prefix is whole path segments. */
+export const under = (path: string, prefix: string) => path === prefix || path.startsWith(prefix + "/") || path.startsWith(prefix + "?");
 
 /** The 400 a client of the format that owns `url` reads for a URL it sent that cannot be routed. */
 export function badUrlReply(url: string, wire: Wire, requestId: string, message: string): BadUrlReply {
@@ -44,7 +45,7 @@ export function unknownUrlReply(url: string, wire: Wire, requestId: string, meth
 }
 
 /** A 400 or 404 in the error shape of the format that owns `url`. */
-export function ownerErrorReply(url: string, wire: Wire, requestId: string, status: 400 | 404, message: string): BadUrlReply {
+function ownerErrorReply(url: string, wire: Wire, requestId: string, status: 400 | 404, message: string): BadUrlReply {
   const anthropic = (): BadUrlReply => ({ status, body: anthropicBody({ type: status === 404 ? "not_found_error" : "invalid_request_error", message }, requestId) });
   const google = (): BadUrlReply => {
     const w = status === 404 ? googleNotFound(message) : googleBadRequest(message, [{ field: "", description: message }]);

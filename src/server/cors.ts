@@ -11,7 +11,7 @@
 // browser asked or not; bench/README, fifteenth round), and nearly every
 // request to a gateway comes from a server, without an Origin. This hook
 // returns at once without one.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 
 /** Response headers a page's script may read: ids to quote in a support request, and when to retry. */
 export const EXPOSED_HEADERS = "request-id, x-request-id, retry-after";
@@ -24,6 +24,9 @@ export const MAX_AGE = "600";
  * Access-Control-Request-Method) is answered here with a 204; any other
  * request from an allowed origin gets the headers its page needs to read the
  * answer. A request without an Origin, or from another origin, is left alone.
+ * A preflight has no route of its own: it reaches the hook through the
+ * facades' not-found handlers, which run their scope's hooks, or through the
+ * root one for the rest of /v1 (app.ts).
  */
 export function corsHook(origins: readonly string[]) {
   const any = origins.includes("*");
@@ -45,9 +48,4 @@ export function corsHook(origins: readonly string[]) {
     reply.header("access-control-expose-headers", EXPOSED_HEADERS);
     done();
   };
-}
-
-/** Adds the hook to a scope. A preflight has no route of its own: it reaches the hook through the facades' not-found handlers, which run their scope's hooks. */
-export function allowCrossOrigin(scope: FastifyInstance, origins: readonly string[]): void {
-  if (origins.length) scope.addHook("onRequest", corsHook(origins));
 }
