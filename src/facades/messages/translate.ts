@@ -164,8 +164,8 @@ function toCoreConfig(req: wire.MessagesRequest | wire.CountTokensRequest): Conf
   if (r.stop_sequences?.length) cfg.stopSequences = r.stop_sequences;
   const th = r.thinking;
   const effort = r.output_config?.effort ?? "";
-  if (th?.type === "enabled") cfg.thinking = { enabled: true, budgetTokens: th.budget_tokens, includeThoughts: true, effort };
-  else if (th?.type === "adaptive") cfg.thinking = { enabled: true, includeThoughts: true, effort };
+  if (th?.type === "enabled") cfg.thinking = { enabled: true, budgetTokens: th.budget_tokens, includeThoughts: th.display !== "omitted", effort, display: th.display ?? "" };
+  else if (th?.type === "adaptive") cfg.thinking = { enabled: true, includeThoughts: th.display !== "omitted", effort, display: th.display ?? "" };
   else if (th?.type === "disabled") cfg.thinking = { enabled: false, includeThoughts: false, effort };
   else if (effort) cfg.thinking = { includeThoughts: false, effort };
   const format = r.output_config?.format ?? r.output_format;
@@ -186,6 +186,7 @@ const CONFIG_FIELDS: Record<string, string> = {
   "config.stop_sequences": "stop_sequences",
   "config.thinking": "thinking",
   "config.thinking.budget_tokens": "thinking.budget_tokens",
+  "config.thinking.display": "thinking.display",
   "config.response_schema": "output_config.format.schema",
   turns: "messages",
   tool_choice: "tool_choice",

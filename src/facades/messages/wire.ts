@@ -115,17 +115,20 @@ export const toolChoice = z.discriminatedUnion("type", [
 
 // ---------------------------------------------------------------- settings
 
+// display: "omitted" returns thinking blocks with their text left out (the
+// signature kept); the default depends on the model.
+const thinkingDisplay = z.enum(["summarized", "omitted"]).nullish();
 export const thinkingConfig = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("enabled"), budget_tokens: z.number().int().min(1024).max(INT32_MAX) }),
+  z.object({ type: z.literal("enabled"), budget_tokens: z.number().int().min(1024).max(INT32_MAX), display: thinkingDisplay }),
   z.object({ type: z.literal("disabled") }),
-  z.object({ type: z.literal("adaptive") }),
+  z.object({ type: z.literal("adaptive"), display: thinkingDisplay }),
 ]);
 
 const jsonSchemaFormat = z.object({ type: z.literal("json_schema"), schema: jsonObject });
 
 export const outputConfig = z.looseObject({
   format: jsonSchemaFormat.nullish(),
-  effort: z.enum(["low", "medium", "high", "max"]).nullish(),
+  effort: z.enum(["low", "medium", "high", "xhigh", "max"]).nullish(),
 });
 
 const system = z.union([z.string(), z.array(textBlock)]);

@@ -237,17 +237,19 @@ function thinkingOf(input: ChatInput, maxTokens: number): { thinking?: wire.Mess
   if (!th) return { maxTokens };
   const effort = th.effort ? { effort: th.effort === "minimal" ? "low" : th.effort } : {};
   if (th.enabled === false) return { thinking: { type: "disabled" }, maxTokens, ...effort };
+  // Sent only when the caller chose it: the default depends on the model.
+  const display: { display?: wire.ThinkingDisplay } = th.display === "summarized" || th.display === "omitted" ? { display: th.display } : {};
   const budget = th.budgetTokens;
   if (budget === undefined || budget < 0) {
     if (th.enabled !== true) return { maxTokens, ...effort };
     // "Think as needed": adaptive for Messages clients, a budget otherwise.
-    if (input.metadata?.sourceFormat === "messages") return { thinking: { type: "adaptive" }, maxTokens, ...effort };
+    if (input.metadata?.sourceFormat === "messages") return { thinking: { type: "adaptive", ...display }, maxTokens, ...effort };
     const b = Math.max(MIN_BUDGET, Math.min(16_384, Math.floor(maxTokens / 2)));
-    return { thinking: { type: "enabled", budget_tokens: b }, maxTokens: Math.max(maxTokens, b + MIN_BUDGET), ...effort };
+    return { thinking: { type: "enabled", budget_tokens: b, ...display }, maxTokens: Math.max(maxTokens, b + MIN_BUDGET), ...effort };
   }
   if (budget === 0) return { thinking: { type: "disabled" }, maxTokens, ...effort };
   const b = Math.max(MIN_BUDGET, budget);
-  return { thinking: { type: "enabled", budget_tokens: b }, maxTokens: b >= maxTokens ? b + maxTokens : maxTokens, ...effort };
+  return { thinking: { type: "enabled", budget_tokens: b, ...display }, maxTokens: b >= maxTokens ? b + maxTokens : maxTokens, ...effort };
 }
 
 export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: { stream: boolean }): AnthropicRequestOut {

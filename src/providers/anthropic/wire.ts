@@ -28,6 +28,8 @@ export type RequestTool =
 
 export type RequestToolChoice = { type: "auto" | "any" | "none"; disable_parallel_tool_use?: boolean } | { type: "tool"; name: string; disable_parallel_tool_use?: boolean };
 
+export type ThinkingDisplay = "summarized" | "omitted";
+
 export interface MessagesRequest {
   model: string;
   max_tokens: number;
@@ -39,7 +41,7 @@ export interface MessagesRequest {
   temperature?: number;
   top_p?: number;
   top_k?: number;
-  thinking?: { type: "enabled"; budget_tokens: number } | { type: "disabled" } | { type: "adaptive" };
+  thinking?: { type: "enabled"; budget_tokens: number; display?: ThinkingDisplay } | { type: "disabled" } | { type: "adaptive"; display?: ThinkingDisplay };
   tools?: RequestTool[];
   tool_choice?: RequestToolChoice;
   output_config?: { format?: { type: "json_schema"; schema: unknown }; effort?: string };

@@ -210,7 +210,8 @@ function generationConfig(input: ChatInput): wire.GenerationConfig | undefined {
     if (th.enabled === false) tc.thinkingBudget = 0;
     else if (th.budgetTokens !== undefined) tc.thinkingBudget = th.budgetTokens;
     else if (th.enabled === true && !th.effort) tc.thinkingBudget = -1;
-    if (th.effort) tc.thinkingLevel = (th.effort === "max" ? "high" : th.effort).toUpperCase();
+    // Gemini's levels stop at HIGH.
+    if (th.effort) tc.thinkingLevel = (th.effort === "max" || th.effort === "xhigh" ? "high" : th.effort).toUpperCase();
     if (Object.keys(tc).length) g.thinkingConfig = tc;
   }
   return Object.keys(g).length ? g : undefined;

@@ -100,6 +100,15 @@ t.test("toCore: tools, tool choice, tool round trip and media", async (t) => {
   t.equal(clientField("tools[1].name"), "tools.1.name");
 });
 
+t.test("toCore: thinking display and effort", async (t) => {
+  const th = (body: object) => toCoreChatInput(parse({ model: "m", max_tokens: 4096, messages: [{ role: "user", content: "q" }], ...body }), ctx).input.config?.thinking;
+  const pick = (c: ReturnType<typeof th>) => c && { enabled: c.enabled, include: c.includeThoughts, display: c.display, effort: c.effort };
+  t.same(pick(th({ thinking: { type: "adaptive", display: "omitted" } })), { enabled: true, include: false, display: "omitted", effort: "" }, "omitted: thoughts not returned");
+  t.same(pick(th({ thinking: { type: "enabled", budget_tokens: 1024, display: "summarized" } })), { enabled: true, include: true, display: "summarized", effort: "" });
+  t.same(pick(th({ thinking: { type: "adaptive" }, output_config: { effort: "xhigh" } })), { enabled: true, include: true, display: "", effort: "xhigh" });
+  t.same(pick(th({ output_config: { effort: "max" } })), { enabled: undefined, include: false, display: "", effort: "max" });
+});
+
 t.test("toCore: thinking and signatures keep their issuer", async (t) => {
   const localSig = encodeSignature(create(SignatureSchema, { issuer: "local", value: "hmac==" }), "anthropic");
   const redacted = encodeSignature(create(SignatureSchema, { issuer: "gemini", value: "opaque" }), "anthropic");

@@ -161,6 +161,12 @@ t.test("thinking: budgets, adaptive, disabled, effort", async (t) => {
   t.same(th({ enabled: true }, { metadata: { sourceFormat: "messages" } }).thinking, { type: "adaptive" });
   t.same(th({ enabled: true }, { metadata: { sourceFormat: "generate-content" } }).thinking, { type: "enabled", budget_tokens: 2000 });
   t.same(th({ effort: "high", includeThoughts: false }).output_config, { effort: "high" });
+  t.same(th({ effort: "xhigh" }).output_config, { effort: "xhigh" }, "xhigh and max are Anthropic's own levels");
+  t.same(th({ effort: "minimal" }).output_config, { effort: "low" });
+  t.same(th({ enabled: true, display: "omitted" }, { metadata: { sourceFormat: "messages" } }).thinking, { type: "adaptive", display: "omitted" });
+  t.same(th({ enabled: true, budgetTokens: 2000, display: "summarized" }).thinking, { type: "enabled", budget_tokens: 2000, display: "summarized" });
+  t.same(th({ enabled: true, budgetTokens: 2000, display: "" }).thinking, { type: "enabled", budget_tokens: 2000 }, "no display unless the caller chose one");
+  t.same(th({ enabled: false, display: "omitted" }).thinking, { type: "disabled" });
   t.notOk(th({ effort: "high" }).thinking);
 });
 

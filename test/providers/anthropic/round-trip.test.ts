@@ -81,9 +81,10 @@ function request(r: R): any {
   if (maybe(r, 0.3)) req.top_p = 0.9;
   if (maybe(r, 0.3)) req.top_k = 40;
   const th = pick(r, ["none", "enabled", "disabled", "adaptive"]);
-  if (th === "enabled") req.thinking = { type: "enabled", budget_tokens: 1024 };
+  const display = maybe(r, 0.4) ? { display: pick(r, ["summarized", "omitted"]) } : {};
+  if (th === "enabled") req.thinking = { type: "enabled", budget_tokens: 1024, ...display };
   if (th === "disabled") req.thinking = { type: "disabled" };
-  if (th === "adaptive") req.thinking = { type: "adaptive" };
+  if (th === "adaptive") req.thinking = { type: "adaptive", ...display };
   const tools: any[] = [{ name: "get_weather", description: "Weather", input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, ...cc(r) }];
   if (maybe(r, 0.3)) tools.push({ type: "custom", name: "lookup", input_schema: { type: "object", properties: {} } });
   if (maybe(r, 0.3)) tools.push({ type: "computer_20241022", name: "computer", display_width_px: 1024, display_height_px: 768, display_number: 1 });
@@ -95,7 +96,7 @@ function request(r: R): any {
     req.tool_choice = pick(r, [{ type: "auto", ...dp }, { type: "any", ...dp }, { type: "tool", name: "get_weather", ...dp }, { type: "none" }]);
   }
   if (maybe(r, 0.2)) req.output_config = { format: { type: "json_schema", schema: { type: "object", properties: { a: { type: "string" } } } } };
-  if (maybe(r, 0.2)) req.output_config = { ...(req.output_config ?? {}), effort: pick(r, ["low", "medium", "high", "max"]) };
+  if (maybe(r, 0.2)) req.output_config = { ...(req.output_config ?? {}), effort: pick(r, ["low", "medium", "high", "xhigh", "max"]) };
   if (maybe(r, 0.3)) req.service_tier = "standard_only";
   if (maybe(r, 0.2)) req.container = "container_abc";
   if (maybe(r, 0.2)) req.messages[0].content = typeof req.messages[0].content === "string" ? req.messages[0].content : req.messages[0].content.map((b: any) => ({ ...b, future_field: 7 }));

@@ -73,6 +73,8 @@ t.test("thinking config from other formats", async (t) => {
   t.same(tc({ enabled: false }), { thinkingBudget: 0 });
   t.same(tc({ enabled: true, includeThoughts: true }), { includeThoughts: true, thinkingBudget: -1 });
   t.same(tc({ effort: "high" }), { thinkingLevel: "HIGH" });
+  t.same([tc({ effort: "xhigh" }), tc({ effort: "max" }), tc({ effort: "minimal" })], [{ thinkingLevel: "HIGH" }, { thinkingLevel: "HIGH" }, { thinkingLevel: "MINIMAL" }], "Gemini's levels stop at HIGH");
+  t.same(tc({ enabled: true, budgetTokens: 2048, includeThoughts: false, display: "omitted" }), { thinkingBudget: 2048 }, "omitted thoughts are not asked for");
 });
 
 t.test("signatures: Gemini's travel back, others are dropped, a step's signature lands on its first call", async (t) => {

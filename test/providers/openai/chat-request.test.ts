@@ -170,7 +170,11 @@ t.test("JSON output, logprobs, reasoning effort", async (t) => {
   const lp = toVendorRequest(input({ turns: [user("q")], config: { responseLogprobs: true, logprobs: 3 } }), "m", compat).body;
   t.same([lp.logprobs, lp.top_logprobs], [true, 3]);
   const eff = (thinking: object) => reasoningEffort(input({ config: { thinking } }));
-  t.same([eff({ budgetTokens: 1024 }), eff({ enabled: true, budgetTokens: 20000 }), eff({ effort: "max" }), eff({ effort: "low" }), eff({ enabled: false, effort: "high" }), eff({ enabled: true })], [undefined, undefined, "high", "low", undefined, undefined]);
+  t.same([eff({ budgetTokens: 1024 }), eff({ enabled: true, budgetTokens: 20000 }), eff({ effort: "max" }), eff({ effort: "xhigh" }), eff({ effort: "low" }), eff({ enabled: false, effort: "high" }), eff({ enabled: true })], [undefined, undefined, "high", "high", "low", undefined, undefined], "OpenAI-compatible servers: clamped to high");
+  const official = (effort: string) => reasoningEffort(input({ config: { thinking: { effort } } }), true);
+  t.same([official("xhigh"), official("max"), official("minimal")], ["xhigh", "max", "minimal"], "api.openai.com takes its own levels");
+  t.equal(toVendorRequest(input({ turns: [user("q")], config: { thinking: { effort: "xhigh" } } }), "m", { stream: false, official: true }).body.reasoning_effort, "xhigh");
+  t.equal(toVendorRequest(input({ turns: [user("q")], config: { thinking: { effort: "xhigh" } } }), "m", compat).body.reasoning_effort, "high");
   const refusals: [Init, string][] = [
     [{ config: { responseModalities: [Modality.AUDIO] } }, "config.response_modalities"],
     [{ config: { speechConfig: {} } }, "config.speech_config"],

@@ -129,11 +129,13 @@ function checkUnsupported(input: ChatInput, official: boolean): void {
  * An explicit effort as OpenAI's reasoning_effort. Budgets are not turned into
  * efforts: non-reasoning models reject reasoning_effort, and Anthropic clients
  * send a budget whenever thinking is on; reasoning models use their default.
+ * api.openai.com takes "xhigh" and "max"; OpenAI-compatible servers commonly
+ * stop at "high", so for them the two are clamped to it.
  */
-export function reasoningEffort(input: ChatInput): string | undefined {
+export function reasoningEffort(input: ChatInput, official = false): string | undefined {
   const th = input.config?.thinking;
   if (!th || th.enabled === false || !th.effort) return undefined;
-  return th.effort === "max" ? "high" : th.effort;
+  return !official && (th.effort === "max" || th.effort === "xhigh") ? "high" : th.effort;
 }
 
 export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: { stream: boolean; official: boolean }): OpenAIRequestOut {
@@ -166,7 +168,7 @@ export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: {
     body.logprobs = true;
     if (c.logprobs !== undefined) body.top_logprobs = c.logprobs;
   }
-  const effort = reasoningEffort(input);
+  const effort = reasoningEffort(input, opts.official);
   if (effort) body.reasoning_effort = effort;
   let tools = input.tools.map(toTool);
   const tc = input.toolChoice;
