@@ -61,7 +61,7 @@ export interface AppDeps {
 export const STATE_REFRESH_MS = 2_000;
 
 /** Chat models the local engine lists (it serves any name while no channel is configured). */
-export const LOCAL_LISTED_CHAT_MODELS = ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1", "gemini-2.5-flash", "gemini-2.5-pro", "local-chat"];
+export const LOCAL_LISTED_CHAT_MODELS = ["claude-sonnet-4-6", "claude-haiku-4-5", "claude-opus-4-6", "gemini-2.5-flash", "gemini-2.5-pro", "local-chat"];
 
 function localChatEntries(now: number): ModelEntry[] {
   return LOCAL_LISTED_CHAT_MODELS.map((id) => ({

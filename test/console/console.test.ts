@@ -54,7 +54,7 @@ async function messages(key: string, text: string): Promise<number> {
   const res = await fetch(`${server.baseUrl}/v1/messages`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
-    body: JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 64, messages: [{ role: "user", content: text }] }),
+    body: JSON.stringify({ model: "claude-sonnet-4-6", max_tokens: 64, messages: [{ role: "user", content: text }] }),
   });
   await res.arrayBuffer();
   return res.status;
@@ -258,7 +258,7 @@ test("usage: a key's usage from the Keys page; totals, spent and the chart move 
   t.equal(new Set(axis.labels).size, axis.labels.length, `no repeated labels: ${axis.labels}`);
   t.same(axis.labels, axis.ticks.map(String));
   t.ok(axis.ticks.at(-1)! >= Math.max(...bars) && axis.ticks.at(-1)! <= 3, "the axis ends at the highest bar");
-  t.equal(await byTestId("usage-legend-item", { name: "claude-sonnet-4-5" }).count(), 1, "one series per model");
+  t.equal(await byTestId("usage-legend-item", { name: "claude-sonnet-4-6" }).count(), 1, "one series per model");
   await byTestId("usage-group").selectOption("key");
   await byTestId("usage-legend-item", { name: "usage-probe" }).waitFor();
   t.pass("per key, named");

@@ -46,7 +46,7 @@ function unary<T>(client: Record<string, Function>, method: string, req: object,
 t.test("ListModels", async (t) => {
   const res = await unary<{ models: { id: string; capabilities: string[] }[] }>(models, "listModels", {});
   t.ok(res.models.length > 0, "models listed");
-  t.ok(res.models.some((m) => m.id === "claude-sonnet-4-5" && m.capabilities.includes("CAPABILITY_CHAT")));
+  t.ok(res.models.some((m) => m.id === "claude-sonnet-4-6" && m.capabilities.includes("CAPABILITY_CHAT")));
 });
 
 t.test("ListModels pages with page_token", async (t) => {
@@ -59,7 +59,7 @@ t.test("ListModels pages with page_token", async (t) => {
 
 t.test("StreamGenerate streams events in order", async (t) => {
   const call = chat.streamGenerate!(
-    { input: { model: "claude-sonnet-4-5", turns: [{ role: "ROLE_USER", parts: [{ text: { text: "stream me a few words please" } }] }] } },
+    { input: { model: "claude-sonnet-4-6", turns: [{ role: "ROLE_USER", parts: [{ text: { text: "stream me a few words please" } }] }] } },
     auth(),
   ) as grpc.ClientReadableStream<{ event: string; [k: string]: unknown }>;
   const kinds: string[] = [];

@@ -46,7 +46,7 @@ async function rejectsWith(t: Test, p: Promise<unknown>, cls: abstract new (...a
 
 t.test("messages (/v1/messages)", async (t) => {
   const client = (apiKey: string) => new Anthropic({ apiKey, baseURL: server.baseUrl, maxRetries: 0 });
-  const call = (apiKey: string, model = "claude-sonnet-4-5") => client(apiKey).messages.create({ model, max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
+  const call = (apiKey: string, model = "claude-sonnet-4-6") => client(apiKey).messages.create({ model, max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
   const none = await raw("/v1/messages", { method: "POST", headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" }, body: JSON.stringify({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }) });
   t.equal(none.status, 401);
   t.match(await none.json(), { type: "error", error: { type: "authentication_error" } });

@@ -8,7 +8,7 @@ import { ADMIN_KEY, startServer } from "../helpers/app.js";
 import { configSchema, loadConfig } from "../../src/config.js";
 
 const ORIGIN = "https://app.example.com";
-const messagesBody = JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 50, messages: [{ role: "user", content: "hi" }] });
+const messagesBody = JSON.stringify({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "hi" }] });
 const anthropic = { "x-api-key": ADMIN_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json", origin: ORIGIN };
 
 const preflight = (base: string, path: string, headers: string, origin = ORIGIN) =>

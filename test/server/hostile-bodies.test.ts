@@ -27,7 +27,7 @@ const google = { "x-goog-api-key": ADMIN_KEY };
 const bearer = { authorization: `Bearer ${ADMIN_KEY}` };
 
 const messages = {
-  model: "claude-sonnet-4-5",
+  model: "claude-sonnet-4-6",
   max_tokens: 2048,
   messages: [
     { role: "user", content: [{ type: "text", text: "hi" }, { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }] },

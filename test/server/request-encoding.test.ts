@@ -30,7 +30,7 @@ t.teardown(() => server.close());
 const anthropic = { "x-api-key": ADMIN_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json" };
 const google = { "x-goog-api-key": ADMIN_KEY, "content-type": "application/json" };
 const bearer = { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" };
-const messageBody = Buffer.from(JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 50, messages: [{ role: "user", content: "hi there" }] }));
+const messageBody = Buffer.from(JSON.stringify({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "hi there" }] }));
 const geminiBody = Buffer.from(JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi there" }] }] }));
 
 async function post(path: string, headers: Record<string, string>, body: Buffer, encoding?: string) {

@@ -44,7 +44,7 @@ t.test("a gateway on PostgreSQL serves keys, chat and image-bot tasks", async (t
   t.match(stored, { name: "pg user", budget: 1000 }, "the key is in PostgreSQL");
 
   const claude = new Anthropic({ baseURL: server.baseUrl, apiKey: created.secret, maxRetries: 0 });
-  const msg = await claude.messages.create({ model: "claude-sonnet-4-5", max_tokens: 50, messages: [{ role: "user", content: "Hello from PostgreSQL" }] });
+  const msg = await claude.messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "Hello from PostgreSQL" }] });
   t.equal(msg.type, "message");
   t.ok(msg.content.some((b) => b.type === "text" && b.text.length > 0), "the local engine answered");
 

@@ -14,7 +14,7 @@ const client = (key = ADMIN_KEY) => createTRPCClient<AppRouter>({ links: [httpBa
 
 t.test("models.list", async (t) => {
   const all = await client().models.list.query();
-  t.ok(all.some((m) => m.id === "claude-sonnet-4-5" && m.capabilities.includes("chat")));
+  t.ok(all.some((m) => m.id === "claude-sonnet-4-6" && m.capabilities.includes("chat")));
   const chat = await client().models.list.query({ capability: "chat" });
   t.ok(chat.length > 0 && chat.every((m) => m.capabilities.includes("chat")));
 });

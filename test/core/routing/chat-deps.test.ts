@@ -25,7 +25,7 @@ t.test("no chat channel: the local engine serves every name and lists its own mo
 t.test("chat channels: routes by models and modelMap, local only when named, concrete names listed", async (t) => {
   const d = deps({
     channels: [
-      ch("oa", "openai", ["gpt-*", "o3"], { modelMap: { "claude-sonnet-4-5": "gpt-4.1" }, priority: 1 }),
+      ch("oa", "openai", ["gpt-*", "o3"], { modelMap: { "claude-sonnet-4-6": "gpt-4.1" }, priority: 1 }),
       ch("an", "anthropic", ["claude-*"]),
       ch("off", "gemini", ["gemini-2.5-flash"], { enabled: false }),
       ch("img", "openai", ["dall-e-3"]),
@@ -33,12 +33,12 @@ t.test("chat channels: routes by models and modelMap, local only when named, con
     local: { chatModels: ["local-chat"] },
   });
   t.teardown(() => d.close());
-  t.same(d.routing.resolve("claude-sonnet-4-5").map((r) => [r.channel, r.upstreamModel]), [["oa", "gpt-4.1"], ["an", "claude-sonnet-4-5"]]);
+  t.same(d.routing.resolve("claude-sonnet-4-6").map((r) => [r.channel, r.upstreamModel]), [["oa", "gpt-4.1"], ["an", "claude-sonnet-4-6"]]);
   t.same(d.routing.resolve("gpt-4o").map((r) => r.channel), ["oa"]);
   t.same(d.routing.resolve("local-chat").map((r) => r.channel), ["local"]);
   t.same(d.routing.resolve("gemini-2.5-flash"), [], "disabled channels serve nothing; the local engine is not a catch-all any more");
   t.same(d.routing.resolve("mistral"), []);
-  t.same(d.catalogEntries.map((e) => [e.id, e.ownedBy, e.channels]).sort(), [["claude-sonnet-4-5", "openai", ["oa"]], ["local-chat", "omnigate-local", ["local"]], ["o3", "openai", ["oa"]]].sort());
+  t.same(d.catalogEntries.map((e) => [e.id, e.ownedBy, e.channels]).sort(), [["claude-sonnet-4-6", "openai", ["oa"]], ["local-chat", "omnigate-local", ["local"]], ["o3", "openai", ["oa"]]].sort());
 });
 
 t.test("image patterns", async (t) => {

@@ -71,7 +71,7 @@ t.test("scopes: format and model", async (t) => {
   t.equal(e1.code, Code.PermissionDenied, "a messages-only key cannot call the core directly");
   t.equal(e1.findDetails(ErrorDetailSchema)[0]?.reason, "format_not_allowed");
   const claudeOnly = await newKey(server, { formats: ["core"], models: ["claude-*"] });
-  t.equal(await codeOf(chat.generate({ input: input("hi", "claude-sonnet-4-5") }, bearer(claudeOnly.secret))), "ok");
+  t.equal(await codeOf(chat.generate({ input: input("hi", "claude-sonnet-4-6") }, bearer(claudeOnly.secret))), "ok");
   const e2 = (await codeOf(chat.generate({ input: input("hi", "gemini-2.5-flash") }, bearer(claudeOnly.secret)))) as ConnectError;
   t.equal(e2.code, Code.PermissionDenied);
   t.equal(e2.findDetails(ErrorDetailSchema)[0]?.reason, "model_not_allowed");

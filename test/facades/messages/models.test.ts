@@ -55,9 +55,9 @@ for (const sdk of SDKS) {
     });
 
     t.test("models.retrieve()", async (t) => {
-      const m = await client.models.retrieve("claude-sonnet-4-5");
-      t.equal(m.id, "claude-sonnet-4-5");
-      t.equal(m.display_name, "Claude Sonnet 4.5");
+      const m = await client.models.retrieve("claude-sonnet-4-6");
+      t.equal(m.id, "claude-sonnet-4-6");
+      t.equal(m.display_name, "Claude Sonnet 4.6");
       t.equal(m.type, "model");
     });
 

@@ -20,7 +20,7 @@ export const SDKS: Sdk[] = [
   { name: "@anthropic-ai/sdk 0.x", major: 0, client: (baseURL, apiKey) => new Anthropic0({ baseURL, apiKey, maxRetries: 0 }) as unknown as Client, errors: Anthropic0 },
 ];
 
-export const MODEL = "claude-sonnet-4-5";
+export const MODEL = "claude-sonnet-4-6";
 
 /** A 1x1 transparent PNG. */
 export const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";

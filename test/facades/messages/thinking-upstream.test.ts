@@ -25,7 +25,7 @@ t.test("thinking.display and output_config.effort reach each upstream in its own
   const gemini = await startFakeUpstream(() => ({ json: fixture("gemini/text.json") }));
   const server = await startServer({
     config: {
-      upstream: { retries: 0, maxAttempts: 1 },
+      upstream: { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 0, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 4 },
       channels: [chan("a", "anthropic", anthropic.url, "claude-x"), chan("o", "openai", `${openai.url}/v1`, "gpt-x"), chan("g", "gemini", gemini.url, "gemini-x")],
     },
   });

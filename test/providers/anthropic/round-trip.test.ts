@@ -73,7 +73,7 @@ function conversation(r: R): any[] {
 }
 
 function request(r: R): any {
-  const req: any = { model: pick(r, ["claude-sonnet-4-5", "claude-opus-4-1"]), max_tokens: 2048 + Math.floor(r() * 4096), messages: conversation(r) };
+  const req: any = { model: pick(r, ["claude-sonnet-4-6", "claude-opus-4-1"]), max_tokens: 2048 + Math.floor(r() * 4096), messages: conversation(r) };
   if (maybe(r)) req.system = maybe(r) ? "You are terse." : [{ type: "text", text: "Rules." }, { type: "text", text: "More rules.", cache_control: { type: "ephemeral" } }];
   if (maybe(r, 0.3)) req.metadata = { user_id: "user-123" };
   if (maybe(r, 0.3)) req.stop_sequences = ["END", "STOP"];

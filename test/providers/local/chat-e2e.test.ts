@@ -33,7 +33,7 @@ const parameters = {
 
 t.test("a tool call over Connect", async (t) => {
   const resp = await client(server).generate(
-    { input: { model: "claude-sonnet-4-5", turns: [userText("Use get_forecast for Madrid on 2025-06-01")], tools: [{ kind: { case: "function", value: { name: "get_forecast", parameters } } }] } },
+    { input: { model: "claude-sonnet-4-6", turns: [userText("Use get_forecast for Madrid on 2025-06-01")], tools: [{ kind: { case: "function", value: { name: "get_forecast", parameters } } }] } },
     { headers },
   );
   const c = resp.candidates[0]!;
