@@ -94,7 +94,7 @@ const MEDIA_RES: Record<string, MediaResolution> = {
   MEDIA_RESOLUTION_MEDIUM: MediaResolution.MEDIUM,
   MEDIA_RESOLUTION_HIGH: MediaResolution.HIGH,
 };
-const MODALITIES: Record<string, Modality> = { MODALITY_UNSPECIFIED: Modality.UNSPECIFIED, TEXT: Modality.TEXT, IMAGE: Modality.IMAGE, AUDIO: Modality.AUDIO };
+const MODALITIES: Record<string, Modality> = { MODALITY_UNSPECIFIED: Modality.UNSPECIFIED, TEXT: Modality.TEXT, IMAGE: Modality.IMAGE, AUDIO: Modality.AUDIO, VIDEO: Modality.VIDEO };
 
 function responseSchemaOf(gc: wire.GenerationConfig, f: string): JsonObject | undefined {
   if (gc.responseSchema && gc.responseJsonSchema !== undefined) {

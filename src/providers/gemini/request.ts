@@ -168,7 +168,7 @@ const MODE: Record<ToolChoiceMode, string | undefined> = {
   [ToolChoiceMode.NONE]: "NONE",
 };
 
-const MODALITY: Partial<Record<Modality, string>> = { [Modality.TEXT]: "TEXT", [Modality.IMAGE]: "IMAGE", [Modality.AUDIO]: "AUDIO" };
+const MODALITY: Partial<Record<Modality, string>> = { [Modality.TEXT]: "TEXT", [Modality.IMAGE]: "IMAGE", [Modality.AUDIO]: "AUDIO", [Modality.VIDEO]: "VIDEO" };
 const RESOLUTION: Record<MediaResolution, string | undefined> = {
   [MediaResolution.UNSPECIFIED]: undefined,
   [MediaResolution.LOW]: "MEDIA_RESOLUTION_LOW",

@@ -192,6 +192,16 @@ const CASES: [string, unknown, Record<string, unknown>][] = [
 
 for (const [name, body, want] of CASES) t.same(json(body), want, name);
 
+t.test("generation config: the newer enum values of the GenAI SDK", async (t) => {
+  const c = input({
+    contents: [user({ text: "x" })],
+    generationConfig: { responseModalities: ["TEXT", "VIDEO"] },
+    safetySettings: [{ category: "HARM_CATEGORY_JAILBREAK", threshold: "BLOCK_LOW_AND_ABOVE" }],
+  });
+  t.same(c.config?.responseModalities, [Modality.TEXT, Modality.VIDEO]);
+  t.equal(c.safetySettings[0]?.category, HarmCategory.JAILBREAK);
+});
+
 t.test("generation config: every field", async (t) => {
   const i = input({
     contents: [user({ text: "x" })],

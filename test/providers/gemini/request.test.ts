@@ -67,6 +67,14 @@ t.test("contents, system instruction, generation config, safety", async (t) => {
   t.equal(plan.singleCall, false);
 });
 
+t.test("the newer enum values go out by name", async (t) => {
+  const { body } = toVendorRequest(
+    input({ turns: [user("q")], config: { responseModalities: [Modality.TEXT, Modality.VIDEO] }, safetySettings: [{ category: HarmCategory.JAILBREAK, threshold: HarmBlockThreshold.BLOCK_LOW_AND_ABOVE }] }),
+  );
+  t.same(body.generationConfig?.responseModalities, ["TEXT", "VIDEO"]);
+  t.same(body.safetySettings, [{ category: "HARM_CATEGORY_JAILBREAK", threshold: "BLOCK_LOW_AND_ABOVE" }]);
+});
+
 t.test("thinking config from other formats", async (t) => {
   const tc = (thinking: object) => toVendorRequest(input({ turns: [user("q")], config: { thinking } })).body.generationConfig?.thinkingConfig;
   t.same(tc({ enabled: true, budgetTokens: 2048, includeThoughts: true }), { includeThoughts: true, thinkingBudget: 2048 });
