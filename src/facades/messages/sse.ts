@@ -43,7 +43,7 @@ interface OpenBlock {
   /** The neutral part index this block renders. */
   part: number;
   index: number;
-  kind: "text" | "tool_use" | "thinking" | "redacted_thinking";
+  kind: "text" | "tool_use" | "thinking" | "redacted_thinking" | "whole";
   json: string;
   signature?: string;
 }
@@ -180,6 +180,10 @@ export class MessagesStreamMachine {
     } else if (rendered.type === "redacted_thinking") {
       this.block = { part, index, kind: "redacted_thinking", json: "" };
       start({ type: "redacted_thinking", data: rendered.data });
+    } else if (k === undefined) {
+      // A server tool's block, whole at its start (its input, if any, already collected).
+      this.block = { part, index, kind: "whole", json: "" };
+      start(rendered as unknown as Record<string, unknown>);
     } else {
       // Parts whose text is fixed at the start (code, code results) carry it whole.
       this.block = { part, index, kind: "text", json: "" };

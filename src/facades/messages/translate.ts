@@ -127,6 +127,9 @@ export function toCorePart(block: wire.ContentBlock, toolNames: Map<string, stri
       const s = decodeSignature(block.data, VENDOR);
       return create(PartSchema, { kind: { case: "redactedThinking", value: { data: s.value, issuer: s.issuer } }, ...cc, ...blockExtras(block, REDACTED_FIELDS) });
     }
+    default:
+      // A server tool's block: no neutral kind, the whole block for Anthropic (as answers carry them).
+      return create(PartSchema, { vendorExtras: { [VENDOR]: block as JsonObject } });
   }
 }
 
@@ -167,6 +170,7 @@ function toCoreConfig(req: wire.MessagesRequest | wire.CountTokensRequest): Conf
   if (th?.type === "enabled") cfg.thinking = { enabled: true, budgetTokens: th.budget_tokens, includeThoughts: th.display !== "omitted", effort, display: th.display ?? "" };
   else if (th?.type === "adaptive") cfg.thinking = { enabled: true, includeThoughts: th.display !== "omitted", effort, display: th.display ?? "" };
   else if (th?.type === "disabled") cfg.thinking = { enabled: false, includeThoughts: false, effort };
+  else if (th?.type === "between_tools") cfg.thinking = { enabled: true, includeThoughts: true, effort, mode: th.type };
   else if (effort) cfg.thinking = { includeThoughts: false, effort };
   const format = r.output_config?.format ?? r.output_format;
   if (format) {
@@ -322,8 +326,11 @@ export function fromCorePart(p: Part): wire.ResponseBlock | undefined {
       return { type: "text", text: "```" + k.value.language.toLowerCase() + "\n" + k.value.code + "\n```" };
     case "codeExecutionResult":
       return { type: "text", text: "```\n" + k.value.output + "\n```" };
-    default:
-      return undefined;
+    default: {
+      // A block Anthropic answered with that has no neutral kind (a server tool's use or result): as it came.
+      const x = k.case === undefined ? p.vendorExtras[VENDOR] : undefined;
+      return x && typeof x.type === "string" ? (x as unknown as wire.ResponseBlock) : undefined;
+    }
   }
 }
 

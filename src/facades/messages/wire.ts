@@ -68,7 +68,24 @@ export const toolResultBlock = z.looseObject({
 export const thinkingBlock = z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string(), cache_control: cacheControl });
 export const redactedThinkingBlock = z.looseObject({ type: z.literal("redacted_thinking"), data: z.string().min(1), cache_control: cacheControl });
 
-export const contentBlock = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock]);
+/**
+ * Blocks of Anthropic's server tools in an earlier answer, sent back with the
+ * conversation: carried to an Anthropic upstream as they are, left out for
+ * the others (like another vendor's thinking).
+ */
+export const SERVER_BLOCK_TYPES = [
+  "server_tool_use",
+  "web_search_tool_result",
+  "web_fetch_tool_result",
+  "code_execution_tool_result",
+  "bash_code_execution_tool_result",
+  "text_editor_code_execution_tool_result",
+  "tool_search_tool_result",
+  "container_upload",
+] as const;
+export const serverBlock = z.looseObject({ type: z.enum(SERVER_BLOCK_TYPES), cache_control: cacheControl });
+
+export const contentBlock = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock, serverBlock]);
 
 export const message = z.object({
   role: z.enum(["user", "assistant"]),
@@ -103,7 +120,17 @@ export const textEditorTool = z.looseObject({
   cache_control: cacheControl,
 });
 
-export const tool = z.union([customTool, computerTool, bashTool, textEditorTool]);
+/** Anthropic's server tools (and memory): web search, web fetch, code execution, tool search, any dated version. */
+export const serverTool = z.looseObject({
+  // abort: a type this branch does not take ends the branch, so a union of
+  // failing branches is reported as one (the other tools' types are literals
+  // or checks that fail alongside a literal name).
+  type: z.string().regex(/^(?:(?:web_search|web_fetch|code_execution|memory)_\d{8}|tool_search_tool_(?:bm25|regex)(?:_\d{8})?)$/, { abort: true }),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
+  cache_control: cacheControl,
+});
+
+export const tool = z.union([customTool, computerTool, bashTool, textEditorTool, serverTool]);
 
 const disableParallel = z.boolean().optional();
 export const toolChoice = z.discriminatedUnion("type", [
@@ -122,6 +149,7 @@ export const thinkingConfig = z.discriminatedUnion("type", [
   z.object({ type: z.literal("enabled"), budget_tokens: z.number().int().min(1024).max(INT32_MAX), display: thinkingDisplay }),
   z.object({ type: z.literal("disabled") }),
   z.object({ type: z.literal("adaptive"), display: thinkingDisplay }),
+  z.object({ type: z.literal("between_tools") }),
 ]);
 
 const jsonSchemaFormat = z.object({ type: z.literal("json_schema"), schema: jsonObject });

@@ -121,8 +121,11 @@ function toBlocks(p: Part, ti: number, pi: number): wire.RequestBlock[] {
       return [{ type: "text", text: "```" + (k.value.language || "python").toLowerCase() + "\n" + k.value.code + "\n```" }];
     case "codeExecutionResult":
       return [{ type: "text", text: "Code execution output:\n```\n" + k.value.output + "\n```" }];
-    default:
-      return [];
+    default: {
+      // A block with no neutral kind that came from Anthropic (a server tool's use or result): sent back as it was.
+      const x = k.case === undefined ? p.vendorExtras[VENDOR] : undefined;
+      return x && typeof x.type === "string" ? [x as wire.RequestBlock] : [];
+    }
   }
 }
 
@@ -158,7 +161,7 @@ function toTool(t: Tool, i: number): wire.RequestTool {
     case "function":
       return { name: k.value.name, ...(k.value.description ? { description: k.value.description } : {}), input_schema: k.value.parameters ?? { type: "object", properties: {} }, ...cc };
     case "vendor":
-      if (!/_\d{8}$/.test(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
+      if (!/_\d{8}$|^tool_search_tool_(?:bm25|regex)$/.test(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
       return { ...(k.value.config ?? {}), type: k.value.type, name: k.value.name, ...cc };
     case "codeExecution":
       throw refuse(`tools[${i}].code_execution`, "the code execution tool");
@@ -237,6 +240,7 @@ function thinkingOf(input: ChatInput, maxTokens: number): { thinking?: wire.Mess
   if (!th) return { maxTokens };
   const effort = th.effort ? { effort: th.effort === "minimal" ? "low" : th.effort } : {};
   if (th.enabled === false) return { thinking: { type: "disabled" }, maxTokens, ...effort };
+  if (th.mode === "between_tools") return { thinking: { type: "between_tools" }, maxTokens, ...effort };
   // Sent only when the caller chose it: the default depends on the model.
   const display: { display?: wire.ThinkingDisplay } = th.display === "summarized" || th.display === "omitted" ? { display: th.display } : {};
   const budget = th.budgetTokens;

@@ -41,7 +41,7 @@ export interface MessagesRequest {
   temperature?: number;
   top_p?: number;
   top_k?: number;
-  thinking?: { type: "enabled"; budget_tokens: number; display?: ThinkingDisplay } | { type: "disabled" } | { type: "adaptive"; display?: ThinkingDisplay };
+  thinking?: { type: "enabled"; budget_tokens: number; display?: ThinkingDisplay } | { type: "disabled" } | { type: "adaptive"; display?: ThinkingDisplay } | { type: "between_tools" };
   tools?: RequestTool[];
   tool_choice?: RequestToolChoice;
   output_config?: { format?: { type: "json_schema"; schema: unknown }; effort?: string };

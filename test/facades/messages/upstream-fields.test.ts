@@ -1,0 +1,152 @@
+// Fields of the current Anthropic SDK as each kind of upstream receives them:
+// thinking display and modes, the newer effort levels, server tools and their
+// blocks. Anthropic gets the client's own fields; Gemini and OpenAI-compatible
+// servers get their nearest equivalent, or a refusal in the Messages format.
+import t from "tap";
+import Anthropic from "@anthropic-ai/sdk";
+import type { ChannelConfig } from "../../../src/config.js";
+import { ADMIN_KEY, startServer } from "../../helpers/app.js";
+import { fixture, startFakeUpstream } from "../../fixtures/fake-upstream.js";
+
+const chan = (name: string, provider: ChannelConfig["provider"], baseUrl: string, model: string): ChannelConfig => ({
+  name,
+  provider,
+  baseUrl,
+  apiKey: `key-${name}`,
+  models: [model],
+  modelMap: {},
+  priority: 0,
+  weight: 1,
+  enabled: true,
+});
+
+t.test("thinking.display and output_config.effort reach each upstream in its own terms", async (t) => {
+  const anthropic = await startFakeUpstream(() => ({ json: fixture("anthropic/message-text.json") }));
+  const openai = await startFakeUpstream(() => ({ json: fixture("openai/chat-text.json") }));
+  const gemini = await startFakeUpstream(() => ({ json: fixture("gemini/text.json") }));
+  const server = await startServer({
+    config: {
+      upstream: { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 0, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 4 },
+      channels: [chan("a", "anthropic", anthropic.url, "claude-x"), chan("o", "openai", `${openai.url}/v1`, "gpt-x"), chan("g", "gemini", gemini.url, "gemini-x")],
+    },
+  });
+  t.teardown(async () => {
+    await server.close();
+    await Promise.all([anthropic.close(), openai.close(), gemini.close()]);
+  });
+  const c = new Anthropic({ baseURL: server.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 });
+  const ask = (model: string) =>
+    c.messages.create({
+      model,
+      max_tokens: 4096,
+      thinking: { type: "adaptive", display: "omitted" },
+      output_config: { effort: "xhigh" },
+      messages: [{ role: "user", content: "Hi" }],
+    });
+
+  const a = await ask("claude-x");
+  t.equal(a.type, "message");
+  const ab = anthropic.requests[0]!.body;
+  t.same(ab.thinking, { type: "adaptive", display: "omitted" }, "Anthropic gets the client's display");
+  t.same(ab.output_config, { effort: "xhigh" }, "and its effort level");
+
+  await c.messages.create({ model: "claude-x", max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 2048, display: "summarized" }, messages: [{ role: "user", content: "Hi" }] });
+  t.same(anthropic.requests[1]!.body.thinking, { type: "enabled", budget_tokens: 2048, display: "summarized" });
+
+  await ask("gpt-x");
+  t.equal(openai.requests[0]!.body.reasoning_effort, "high", "an OpenAI-compatible server gets high for xhigh");
+  t.notOk("display" in openai.requests[0]!.body);
+
+  await ask("gemini-x");
+  const tc = gemini.requests[0]!.body.generationConfig?.thinkingConfig;
+  t.equal(tc?.thinkingLevel, "HIGH", "Gemini's levels stop at HIGH");
+  t.notOk(tc?.includeThoughts, "omitted thoughts are not asked for");
+
+  const bad = await c.messages
+    .create({ model: "claude-x", max_tokens: 4096, thinking: { type: "adaptive", display: "hidden" as "omitted" }, messages: [{ role: "user", content: "Hi" }] })
+    .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+  t.equal(bad?.status, 400);
+  t.match((bad?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: /^thinking\.display: / });
+  t.equal(anthropic.requests.length, 2, "a bad display never reaches the upstream");
+});
+
+t.test("server tools: the tool, its blocks in the answer and the same blocks sent back reach Anthropic as they are", async (t) => {
+  const serverUse = { type: "server_tool_use", id: "srvtoolu_01", name: "web_search", input: { query: "omnigate" } };
+  const serverResult = {
+    type: "web_search_tool_result",
+    tool_use_id: "srvtoolu_01",
+    content: [{ type: "web_search_result", url: "https://example.com/", title: "Example", encrypted_content: "EqgfCioIARgB", page_age: null }],
+  };
+  const answer = {
+    id: "msg_01Search",
+    type: "message",
+    role: "assistant",
+    model: "claude-x",
+    content: [serverUse, serverResult, { type: "text", text: "Found it." }],
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: 20, output_tokens: 9, server_tool_use: { web_search_requests: 1 } },
+  };
+  const sse = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  const chunks = [
+    sse("message_start", { type: "message_start", message: { ...answer, content: [], stop_reason: null, usage: { input_tokens: 20, output_tokens: 1 } } }),
+    sse("content_block_start", { type: "content_block_start", index: 0, content_block: { ...serverUse, input: {} } }),
+    sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"query": "omni' } }),
+    sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: 'gate"}' } }),
+    sse("content_block_stop", { type: "content_block_stop", index: 0 }),
+    sse("content_block_start", { type: "content_block_start", index: 1, content_block: serverResult }),
+    sse("content_block_stop", { type: "content_block_stop", index: 1 }),
+    sse("content_block_start", { type: "content_block_start", index: 2, content_block: { type: "text", text: "" } }),
+    sse("content_block_delta", { type: "content_block_delta", index: 2, delta: { type: "text_delta", text: "Found it." } }),
+    sse("content_block_stop", { type: "content_block_stop", index: 2 }),
+    sse("message_delta", { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } }),
+    sse("message_stop", { type: "message_stop" }),
+  ];
+  let streamed = false;
+  const anthropic = await startFakeUpstream(() => (streamed ? { headers: { "content-type": "text/event-stream" }, chunks } : { json: answer }));
+  const openai = await startFakeUpstream(() => ({ json: fixture("openai/chat-text.json") }));
+  const server = await startServer({
+    config: {
+      upstream: { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 0, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 4 },
+      channels: [chan("a", "anthropic", anthropic.url, "claude-x"), chan("o", "openai", `${openai.url}/v1`, "gpt-x")],
+    },
+  });
+  t.teardown(async () => {
+    await server.close();
+    await Promise.all([anthropic.close(), openai.close()]);
+  });
+  const c = new Anthropic({ baseURL: server.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 });
+  const webSearch = { type: "web_search_20250305" as const, name: "web_search" as const, max_uses: 2, allowed_domains: ["example.com"] };
+  const ask = { role: "user" as const, content: "Search for omnigate" };
+
+  const first = await c.messages.create({ model: "claude-x", max_tokens: 1024, tools: [webSearch], thinking: { type: "between_tools" }, messages: [ask] });
+  t.same(anthropic.requests[0]!.body.tools, [webSearch], "the server tool goes out as sent");
+  t.same(anthropic.requests[0]!.body.thinking, { type: "between_tools" });
+  t.same(first.content.map((b) => b.type), ["server_tool_use", "web_search_tool_result", "text"], "the answer keeps the server tool's blocks");
+  t.same(first.content[1], serverResult);
+
+  await c.messages.create({ model: "claude-x", max_tokens: 1024, tools: [webSearch], messages: [ask, { role: "assistant", content: first.content }, { role: "user", content: "And more?" }] });
+  const replayed = anthropic.requests[1]!.body.messages[1].content;
+  t.same(replayed.slice(0, 2), [serverUse, serverResult], "the blocks sent back reach Anthropic unchanged");
+
+  streamed = true;
+  const final = await c.messages.stream({ model: "claude-x", max_tokens: 1024, tools: [webSearch], messages: [ask] }).finalMessage();
+  t.same(final.content.map((b) => b.type), ["server_tool_use", "web_search_tool_result", "text"], "streamed: the same blocks");
+  t.same(final.content[0], serverUse, "the server tool's input, sent in deltas upstream, arrives whole");
+  t.same(final.content[1], serverResult);
+  t.match(final.content[2], { type: "text", text: "Found it." });
+  streamed = false;
+
+  const refused = await c.messages
+    .create({ model: "gpt-x", max_tokens: 1024, tools: [webSearch], messages: [ask] })
+    .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+  t.equal(refused?.status, 400, "an OpenAI-compatible upstream has no web search: refused in the Messages format");
+  t.equal((refused?.error as { error?: { type?: string } })?.error?.type, "invalid_request_error");
+  t.equal(openai.requests.length, 0);
+
+  const other = await c.messages.create({ model: "gpt-x", max_tokens: 1024, messages: [ask, { role: "assistant", content: first.content }, { role: "user", content: "And more?" }] });
+  t.equal(other.type, "message", "history with server blocks still goes to another vendor");
+  const sent = JSON.stringify(openai.requests[0]!.body.messages);
+  t.notMatch(sent, /srvtoolu_01|encrypted_content/, "without Anthropic's server blocks");
+  t.match(sent, /Found it\./, "but with the text of that turn");
+});
