@@ -155,6 +155,7 @@ export function toCoreConfig(gc: wire.GenerationConfig | undefined, field = "gen
   if (gc.logprobs !== undefined) init.logprobs = gc.logprobs;
   if (thinking) init.thinking = thinking;
   if (gc.speechConfig) init.speechConfig = gc.speechConfig as JsonObject;
+  if (gc.imageConfig) init.imageConfig = gc.imageConfig as JsonObject;
   return create(GenerationConfigSchema, init);
 }
 

@@ -200,7 +200,22 @@ export const safetySetting = obj({
 
 // ---------------------------------------------------------------- generation config
 
-const voiceConfig = obj({ prebuiltVoiceConfig: obj({ voiceName: z.string() }).optional() });
+const voiceConfig = obj({
+  prebuiltVoiceConfig: obj({ voiceName: z.string() }).optional(),
+  replicatedVoiceConfig: obj({ mimeType: z.string().optional(), voiceSampleAudio: z.string().optional(), consentAudio: z.string().optional() }).optional(),
+  voice: z.string().optional(),
+});
+
+/** Image output settings (image models); carried to Gemini as sent. */
+export const imageConfig = obj({
+  aspectRatio: z.string().optional(),
+  imageSize: z.string().optional(),
+  personGeneration: z.string().optional(),
+  outputMimeType: z.string().optional(),
+  outputCompressionQuality: int().min(0).max(100).optional(),
+  imageOutputOptions: jsonObject.optional(),
+  prominentPeople: z.string().optional(),
+});
 
 export const speechConfig = obj({
   voiceConfig: voiceConfig.optional(),
@@ -232,6 +247,7 @@ export const generationConfig = obj({
   logprobs: int().min(0).max(20).optional(),
   enableEnhancedCivicAnswers: z.boolean().optional(),
   speechConfig: speechConfig.optional(),
+  imageConfig: imageConfig.optional(),
   thinkingConfig: thinkingConfig.optional(),
   mediaResolution: z.enum(MEDIA_RESOLUTIONS).optional(),
 });

@@ -201,6 +201,7 @@ function generationConfig(input: ChatInput): wire.GenerationConfig | undefined {
   if (c.logprobs !== undefined) g.logprobs = c.logprobs;
   if (c.enableEnhancedCivicAnswers) g.enableEnhancedCivicAnswers = true;
   if (c.speechConfig) g.speechConfig = c.speechConfig;
+  if (c.imageConfig) g.imageConfig = c.imageConfig;
   const res = RESOLUTION[c.mediaResolution];
   if (res) g.mediaResolution = res;
   const th = c.thinking;

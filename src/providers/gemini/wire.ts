@@ -46,6 +46,7 @@ export interface GenerationConfig {
   logprobs?: number;
   enableEnhancedCivicAnswers?: boolean;
   speechConfig?: unknown;
+  imageConfig?: unknown;
   thinkingConfig?: { includeThoughts?: boolean; thinkingBudget?: number; thinkingLevel?: string };
   mediaResolution?: string;
   [k: string]: unknown;

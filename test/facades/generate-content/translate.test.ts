@@ -202,6 +202,17 @@ t.test("generation config: the newer enum values of the GenAI SDK", async (t) =>
   t.equal(c.safetySettings[0]?.category, HarmCategory.JAILBREAK);
 });
 
+t.test("generation config: image output settings and a voice by name are kept, not dropped", async (t) => {
+  const camel = input({
+    contents: [user({ text: "x" })],
+    generationConfig: { responseModalities: ["IMAGE"], imageConfig: { aspectRatio: "16:9", imageSize: "2K" }, speechConfig: { voiceConfig: { voice: "Puck" } } },
+  });
+  t.same(camel.config?.imageConfig, { aspectRatio: "16:9", imageSize: "2K" });
+  t.same(camel.config?.speechConfig, { voiceConfig: { voice: "Puck" } });
+  const snake = input({ contents: [user({ text: "x" })], generation_config: { image_config: { aspect_ratio: "1:1", output_compression_quality: 80 } } });
+  t.same(snake.config?.imageConfig, { aspectRatio: "1:1", outputCompressionQuality: 80 }, "REST's snake_case too");
+});
+
 t.test("generation config: every field", async (t) => {
   const i = input({
     contents: [user({ text: "x" })],

@@ -73,6 +73,8 @@ t.test("the newer enum values go out by name", async (t) => {
   );
   t.same(body.generationConfig?.responseModalities, ["TEXT", "VIDEO"]);
   t.same(body.safetySettings, [{ category: "HARM_CATEGORY_JAILBREAK", threshold: "BLOCK_LOW_AND_ABOVE" }]);
+  const img = toVendorRequest(input({ turns: [user("q")], config: { responseModalities: [Modality.IMAGE], imageConfig: { aspectRatio: "16:9" } } })).body;
+  t.same(img.generationConfig?.imageConfig, { aspectRatio: "16:9" });
 });
 
 t.test("thinking config from other formats", async (t) => {

@@ -1,0 +1,50 @@
+// Fields of the current GenAI SDK that a Gemini upstream must receive as the
+// client sent them: image output settings, a voice by name, the newer safety
+// category. They used to be dropped (imageConfig, voice) or refused (JAILBREAK).
+import t from "tap";
+import { GoogleGenAI, HarmBlockThreshold, HarmCategory } from "@google/genai";
+import type { ChannelConfig } from "../../../src/config.js";
+import { ADMIN_KEY, startServer } from "../../helpers/app.js";
+import { fixture, startFakeUpstream } from "../../fixtures/fake-upstream.js";
+
+const chan = (baseUrl: string): ChannelConfig => ({
+  name: "g",
+  provider: "gemini",
+  baseUrl,
+  apiKey: "key-g",
+  models: ["gemini-x"],
+  modelMap: {},
+  priority: 0,
+  weight: 1,
+  enabled: true,
+});
+
+t.test("imageConfig, speechConfig.voiceConfig.voice and HARM_CATEGORY_JAILBREAK reach a Gemini upstream", async (t) => {
+  const gemini = await startFakeUpstream(() => ({ json: fixture("gemini/text.json") }));
+  const server = await startServer({
+    config: {
+      upstream: { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 0, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 4 },
+      channels: [chan(gemini.url)],
+    },
+  });
+  t.teardown(async () => {
+    await server.close();
+    await gemini.close();
+  });
+  const ai = new GoogleGenAI({ apiKey: ADMIN_KEY, httpOptions: { baseUrl: server.baseUrl } });
+  const r = await ai.models.generateContent({
+    model: "gemini-x",
+    contents: "Draw a lighthouse",
+    config: {
+      imageConfig: { aspectRatio: "16:9", imageSize: "2K" },
+      safetySettings: [{ category: HarmCategory.HARM_CATEGORY_JAILBREAK, threshold: HarmBlockThreshold.BLOCK_LOW_AND_ABOVE }],
+    },
+  });
+  t.ok(r.candidates?.length, "answered");
+  const body = gemini.requests[0]!.body;
+  t.same(body.generationConfig?.imageConfig, { aspectRatio: "16:9", imageSize: "2K" });
+  t.same(body.safetySettings, [{ category: "HARM_CATEGORY_JAILBREAK", threshold: "BLOCK_LOW_AND_ABOVE" }]);
+
+  await ai.models.generateContent({ model: "gemini-x", contents: "Say hi", config: { speechConfig: { voiceConfig: { voice: "Puck" } } } });
+  t.same(gemini.requests[1]!.body.generationConfig?.speechConfig, { voiceConfig: { voice: "Puck" } });
+});
