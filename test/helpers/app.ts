@@ -5,13 +5,21 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
-import { configSchema, type Config } from "../../src/config.js";
+import { configSchema, type ChannelConfig, type Config } from "../../src/config.js";
 import { ensureKeys } from "../../src/core/auth/bootstrap.js";
 import { buildApp } from "../../src/server/app.js";
 import { createDeps, type AppDeps } from "../../src/server/deps.js";
 import { startGrpcListener, type GrpcListener } from "../../src/server/grpc-listener.js";
 
 export const ADMIN_KEY = "sk-test-admin-0123456789";
+
+/** Upstream settings for tests against fake upstreams: one attempt, short timeouts. */
+export const ONE_ATTEMPT = { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 0, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 4 };
+
+/** A channel serving `models` from `baseUrl`, keyed `key-<name>`. */
+export function testChannel(name: string, provider: ChannelConfig["provider"], baseUrl: string, models: string[]): ChannelConfig {
+  return { name, provider, baseUrl, apiKey: `key-${name}`, models, modelMap: {}, priority: 0, weight: 1, enabled: true };
+}
 
 export interface TestServer {
   app: FastifyInstance;

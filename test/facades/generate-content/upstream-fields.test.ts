@@ -3,28 +3,15 @@
 // category. They used to be dropped (imageConfig, voice) or refused (JAILBREAK).
 import t from "tap";
 import { GoogleGenAI, HarmBlockThreshold, HarmCategory } from "@google/genai";
-import type { ChannelConfig } from "../../../src/config.js";
-import { ADMIN_KEY, startServer } from "../../helpers/app.js";
+import { ADMIN_KEY, ONE_ATTEMPT, startServer, testChannel } from "../../helpers/app.js";
 import { fixture, startFakeUpstream } from "../../fixtures/fake-upstream.js";
-
-const chan = (baseUrl: string): ChannelConfig => ({
-  name: "g",
-  provider: "gemini",
-  baseUrl,
-  apiKey: "key-g",
-  models: ["gemini-x"],
-  modelMap: {},
-  priority: 0,
-  weight: 1,
-  enabled: true,
-});
 
 t.test("imageConfig, speechConfig.voiceConfig.voice and HARM_CATEGORY_JAILBREAK reach a Gemini upstream", async (t) => {
   const gemini = await startFakeUpstream(() => ({ json: fixture("gemini/text.json") }));
   const server = await startServer({
     config: {
-      upstream: { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 0, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 4 },
-      channels: [chan(gemini.url)],
+      upstream: ONE_ATTEMPT,
+      channels: [testChannel("g", "gemini", gemini.url, ["gemini-x"])],
     },
   });
   t.teardown(async () => {

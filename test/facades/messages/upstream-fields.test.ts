@@ -5,20 +5,10 @@
 import t from "tap";
 import Anthropic from "@anthropic-ai/sdk";
 import type { ChannelConfig } from "../../../src/config.js";
-import { ADMIN_KEY, startServer } from "../../helpers/app.js";
+import { ADMIN_KEY, ONE_ATTEMPT, startServer, testChannel } from "../../helpers/app.js";
 import { fixture, startFakeUpstream } from "../../fixtures/fake-upstream.js";
 
-const chan = (name: string, provider: ChannelConfig["provider"], baseUrl: string, model: string): ChannelConfig => ({
-  name,
-  provider,
-  baseUrl,
-  apiKey: `key-${name}`,
-  models: [model],
-  modelMap: {},
-  priority: 0,
-  weight: 1,
-  enabled: true,
-});
+const chan = (name: string, provider: ChannelConfig["provider"], baseUrl: string, model: string) => testChannel(name, provider, baseUrl, [model]);
 
 t.test("thinking.display and output_config.effort reach each upstream in its own terms", async (t) => {
   const anthropic = await startFakeUpstream(() => ({ json: fixture("anthropic/message-text.json") }));
@@ -26,7 +16,7 @@ t.test("thinking.display and output_config.effort reach each upstream in its own
   const gemini = await startFakeUpstream(() => ({ json: fixture("gemini/text.json") }));
   const server = await startServer({
     config: {
-      upstream: { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 0, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 4 },
+      upstream: ONE_ATTEMPT,
       channels: [chan("a", "anthropic", anthropic.url, "claude-x"), chan("o", "openai", `${openai.url}/v1`, "gpt-x"), chan("g", "gemini", gemini.url, "gemini-x")],
     },
   });
@@ -107,7 +97,7 @@ t.test("server tools: the tool, its blocks in the answer and the same blocks sen
   const openai = await startFakeUpstream(() => ({ json: fixture("openai/chat-text.json") }));
   const server = await startServer({
     config: {
-      upstream: { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 0, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 4 },
+      upstream: ONE_ATTEMPT,
       channels: [chan("a", "anthropic", anthropic.url, "claude-x"), chan("o", "openai", `${openai.url}/v1`, "gpt-x")],
     },
   });
