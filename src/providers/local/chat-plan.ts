@@ -89,7 +89,9 @@ function candidate(input: ChatInput, opts: PlanOptions, said: string, body: Body
   if (thinking) {
     const budget = (cfg?.thinking?.budgetTokens ?? 0) > 0 ? cfg!.thinking!.budgetTokens! : DEFAULT_THINKING_BUDGET;
     const cap = max !== undefined ? Math.min(budget, Math.max(1, Math.floor(max / 2))) : budget;
-    const part = create(PartSchema, { kind: { case: "thinking", value: { text: thinkingText(said, body.intent, cap) } } });
+    // display "omitted": the block comes back with its text left out and a signature (over the empty text), as upstream.
+    const text = cfg?.thinking?.display === "omitted" ? "" : thinkingText(said, body.intent, cap);
+    const part = create(PartSchema, { kind: { case: "thinking", value: { text } } });
     part.signature = signPart(opts.signingSecret, part);
     parts.push(part);
   }

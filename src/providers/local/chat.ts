@@ -20,7 +20,7 @@
 // - Thinking: when thinking is enabled, has a budget, or include_thoughts is
 //   set (and enabled is not false), the first part is a Thinking part
 //   ("Let me think about ..."), capped by budget_tokens (and by half of
-//   max_output_tokens), signed {issuer: "local", value: base64
+//   max_output_tokens; empty with thinking display "omitted"), signed {issuer: "local", value: base64
 //   HMAC-SHA256(secret, text)}; following text and tool-call parts are signed
 //   too (signing.ts). Thinking tokens count in output_tokens and
 //   thinking_tokens. Every input part with a "local" signature must verify,

@@ -176,6 +176,20 @@ for (const sdk of SDKS) {
       t.match(body.error.message, /^messages\.1\.content\.0\.signature/, "the error names the tampered block");
     });
 
+    t.test("thinking display omitted: the block keeps its signature, not its text, and the history still verifies", async (t) => {
+      const ask: Anthropic.MessageParam = { role: "user", content: "think about the number seven" };
+      const thinking = { type: "adaptive", display: "omitted" } as const;
+      const first = await client.messages.create({ model: MODEL, max_tokens: 4096, thinking, messages: [ask] });
+      const block = first.content[0] as Anthropic.ThinkingBlock;
+      t.equal(block.type, "thinking");
+      t.equal(block.thinking, "", "no thinking text");
+      t.ok(block.signature.length > 0, "a signature all the same");
+      const second = await client.messages.create({ model: MODEL, max_tokens: 4096, thinking, messages: [ask, { role: "assistant", content: first.content }, { role: "user", content: "and now eight" }] });
+      t.equal(second.stop_reason, "end_turn", "the empty block sent back verifies");
+      const shown = await client.messages.create({ model: MODEL, max_tokens: 4096, thinking: { type: "adaptive", display: "summarized" }, messages: [ask] });
+      t.ok((shown.content[0] as Anthropic.ThinkingBlock).thinking.length > 0, "summarized shows it");
+    });
+
     t.test("safety block -> refusal with empty content", async (t) => {
       const msg = await client.messages.create({ model: MODEL, max_tokens: 100, messages: [{ role: "user", content: "tell me about forbidden-topic please" }] });
       t.equal(msg.stop_reason, "refusal");
