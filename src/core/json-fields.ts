@@ -1,6 +1,8 @@
 // What a translation keeps of a wire object beyond the fields it maps: the
 // rest goes to vendor_extras, for a same-vendor round trip.
 import type { JsonObject } from "@bufbuild/protobuf";
+import { PartSchema, type Part } from "../../gen/omnigate/chat/v1/chat_pb.js";
+import { create } from "./proto/create.js";
 
 /**
  * The fields of a parsed JSON object that `known` does not name (undefined
@@ -23,4 +25,19 @@ export function unknownFields(o: object, known: ReadonlySet<string>, dropNull = 
 export function vendorExtrasOf(vendor: string, o: object, known: ReadonlySet<string>, dropNull = false): Record<string, JsonObject> {
   const out = unknownFields(o, known, dropNull);
   return out ? { [vendor]: out } : {};
+}
+
+/**
+ * A part with no neutral kind that carries one whole block of `vendor`'s wire
+ * (an Anthropic server tool's use or result): it goes back to that vendor as
+ * it came, and every other vendor leaves it out.
+ */
+export function opaquePart(vendor: string, block: object): Part {
+  return create(PartSchema, { vendorExtras: { [vendor]: block as JsonObject } });
+}
+
+/** The block an opaquePart of `vendor` carries; undefined for any other part. */
+export function opaqueBlock(p: Part, vendor: string): JsonObject | undefined {
+  const x = p.kind.case === undefined ? p.vendorExtras[vendor] : undefined;
+  return x && typeof x.type === "string" ? x : undefined;
 }

@@ -2,7 +2,7 @@
 // toCore* turns a validated request into a ChatInput, fromCore* turns a
 // GenerateResponse into a message. No I/O, no clock.
 import { type JsonObject } from "@bufbuild/protobuf";
-import { unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
+import { opaqueBlock, opaquePart, unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   ChatInputSchema,
@@ -129,7 +129,7 @@ export function toCorePart(block: wire.ContentBlock, toolNames: Map<string, stri
     }
     default:
       // A server tool's block: no neutral kind, the whole block for Anthropic (as answers carry them).
-      return create(PartSchema, { vendorExtras: { [VENDOR]: block as JsonObject } });
+      return opaquePart(VENDOR, block);
   }
 }
 
@@ -326,11 +326,9 @@ export function fromCorePart(p: Part): wire.ResponseBlock | undefined {
       return { type: "text", text: "```" + k.value.language.toLowerCase() + "\n" + k.value.code + "\n```" };
     case "codeExecutionResult":
       return { type: "text", text: "```\n" + k.value.output + "\n```" };
-    default: {
+    default:
       // A block Anthropic answered with that has no neutral kind (a server tool's use or result): as it came.
-      const x = k.case === undefined ? p.vendorExtras[VENDOR] : undefined;
-      return x && typeof x.type === "string" ? (x as unknown as wire.ResponseBlock) : undefined;
-    }
+      return opaqueBlock(p, VENDOR) as wire.ResponseBlock | undefined;
   }
 }
 

@@ -9,6 +9,7 @@ import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type CacheControl, 
 import { jsonOutputOf, type JsonOutput } from "../chat-shared/json-output.js";
 import { enforceableSafetyIndex, IMAGE_TYPES, mediaBase64, mediaText, safeToolId } from "../chat-shared/parts.js";
 import { unsupported } from "../http/errors.js";
+import { opaqueBlock } from "../../core/json-fields.js";
 import type * as wire from "./wire.js";
 
 export const VENDOR = "anthropic";
@@ -123,8 +124,8 @@ function toBlocks(p: Part, ti: number, pi: number): wire.RequestBlock[] {
       return [{ type: "text", text: "Code execution output:\n```\n" + k.value.output + "\n```" }];
     default: {
       // A block with no neutral kind that came from Anthropic (a server tool's use or result): sent back as it was.
-      const x = k.case === undefined ? p.vendorExtras[VENDOR] : undefined;
-      return x && typeof x.type === "string" ? [x as wire.RequestBlock] : [];
+      const x = opaqueBlock(p, VENDOR);
+      return x ? [x as wire.RequestBlock] : [];
     }
   }
 }

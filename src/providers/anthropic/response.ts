@@ -2,7 +2,7 @@
 // Signatures become {issuer: "anthropic"}; fields the neutral model does not
 // name ride in vendor_extras["anthropic"] so a same-vendor round trip keeps them.
 import { type JsonObject } from "@bufbuild/protobuf";
-import { unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
+import { opaquePart, unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   CandidateSchema,
@@ -87,7 +87,7 @@ export function partOf(b: wire.ResponseBlock): Part {
         vendorExtras: extrasOf(b, TOOL_USE_FIELDS),
       });
     default:
-      return create(PartSchema, { vendorExtras: { [VENDOR]: b as JsonObject } });
+      return opaquePart(VENDOR, b);
   }
 }
 
