@@ -1,6 +1,8 @@
 // Process entry point: `npm start`. Loads config, opens storage, serves HTTP/1.1
 // and h2c, and shuts down gracefully on SIGTERM/SIGINT.
-// First: V8 flags that must hold before the other modules' code runs.
+// First: the nextTick entries' hidden class held (tick-shape.ts), and V8 flags
+// that must hold before the other modules' code runs.
+import "./tick-shape.js";
 import { appliedV8Flags } from "./v8-flags.js";
 import type { AddressInfo } from "node:net";
 import { ConfigError, loadConfig, publicBaseUrl, type Config } from "../config.js";
