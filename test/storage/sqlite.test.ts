@@ -126,7 +126,7 @@ t.test("usage: records are batched, yet queries and close see every one", async 
 t.test("usage: rows written in groups keep every field of every record", async (t) => {
   const s = openSqliteStorage(tempDir());
   t.teardown(() => s.close());
-  // 70 records: two groups of 32 and six single rows in one flush.
+  // 70 records in one flush: two groups of 32, then one of 4 and one of 2.
   const recs = Array.from({ length: 70 }, (_, i) => ({
     time: 1000 + i,
     keyId: `k${i % 3}`,
@@ -150,13 +150,13 @@ t.test("usage: rows written in groups keep every field of every record", async (
   t.equal(got.totals.inputTokens, (69 * 70) / 2);
 });
 
-t.test("usage: every flush size writes exactly its records (full groups and single rows)", async (t) => {
+t.test("usage: every flush size writes exactly its records (full groups and the smaller groups of the rest)", async (t) => {
   const s = openSqliteStorage(tempDir());
   t.teardown(() => s.close());
   const base = { keyId: "kg", format: "messages", model: "m", channel: "c", inputTokens: 1, outputTokens: 1, images: 0, seconds: 0, credits: 0, status: "ok", latencyMs: 1, requestId: "r" };
   let time = 0;
   let total = 0;
-  for (const n of [1, 31, 32, 33, 64, 65, 5, 5, 97]) {
+  for (const n of [1, 31, 32, 33, 63, 64, 65, 5, 5, 97, 16, 3]) {
     for (let i = 0; i < n; i++) await s.usage.record({ ...base, time: time++ });
     total += n;
     // A query flushes what is queued, so each n is one flush.
