@@ -40,12 +40,10 @@ export function sqliteUsageStore(db: Database.Database): BatchedUsageStore {
   const writeAll = db.transaction((rows: UsageRecord[]) => {
     let i = 0;
     for (let group = ROWS_PER_INSERT; group >= 1; group >>= 1) {
-      if (i + group > rows.length) continue;
-      const st = insertOf(group);
       for (; i + group <= rows.length; i += group) {
         const values: unknown[] = [];
         for (let j = i; j < i + group; j++) push(values, rows[j]!);
-        st.run(values);
+        insertOf(group).run(values);
       }
     }
   });
