@@ -15,7 +15,7 @@
 // pinned down) held up the answers of the first 100-300 ms after the warm-up,
 // while, in the round traced, the target served every request in under 20 ms
 // (bench/README, tenth round, item 4).
-// Prints one JSON object: { requests, rps, latency: { p50, p90, p99, max, mean }, headers: { p50, p90, p99 }, errors, non2xx }.
+// Prints one JSON object: { requests, sent, rps, latency: { p50, p90, p99, max, mean }, headers: { p50, p90, p99 }, errors, non2xx }.
 import { Pool } from "undici";
 
 const o = JSON.parse(process.argv[2] ?? "{}");
@@ -86,6 +86,8 @@ function finish() {
   process.stdout.write(
     JSON.stringify({
       requests: total - warm,
+      // Everything sent, the uncounted warm-up included (for the target's CPU per request over the whole run).
+      sent: total,
       rps: (total - warm) / elapsed,
       latency: { p50: r3(pct(sorted, 50)), p90: r3(pct(sorted, 90)), p99: r3(pct(sorted, 99)), max: r3(sorted.at(-1)), mean: r3(mean) },
       // Until the response's headers: for a stream, until its first event was out.

@@ -76,6 +76,13 @@ function cpuTicks(pid) {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return Number(f[11]) + Number(f[12]);
 }
+/** System CPU ticks, and read-like and write-like system calls (`/proc/<pid>/io`: read, readv, write, writev ...), for per-request counts. */
+function sysCounts(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const io = readFileSync(`/proc/${pid}/io`, "utf8");
+  const n = (k) => Number(new RegExp(`${k}: (\\d+)`).exec(io)?.[1] ?? NaN);
+  return { sys: Number(f[12]), reads: n("syscr"), writes: n("syscw") };
+}
 /** Resets a process's peak RSS (VmHWM), so that it covers what follows; false where the kernel does not allow it. */
 function resetPeak(pid) {
   try {
@@ -144,8 +151,24 @@ async function probe(url, req, expect) {
 function atRate(target, url, req, rate) {
   const opts = { url, method: req.method ?? "POST", headers: req.headers ?? {}, body: req.body, rate, durationS: DURATION, connections: CONNECTIONS };
   const [c, a] = pin(0, process.execPath, [path.join(ROOT, "bench/paced-load.mjs"), JSON.stringify(opts)]);
+  const pid = target.pid;
+  const before = pid ? { cpu: cpuTicks(pid), ...sysCounts(pid) } : undefined;
   const r = JSON.parse(execFileSync(c, a, { maxBuffer: 16 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"] }).toString());
-  return { target, rate, rps: r.rps, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, errors: r.errors + r.non2xx };
+  const after = pid ? { cpu: cpuTicks(pid), ...sysCounts(pid) } : undefined;
+  // The process's CPU over the whole run, the generator's warm-up included: per request of that run (r.sent).
+  const per = (k) => (before && r.sent ? (after[k] - before[k]) / r.sent : undefined);
+  return {
+    target,
+    rate,
+    rps: r.rps,
+    p50: r.latency.p50,
+    p90: r.latency.p90,
+    p99: r.latency.p99,
+    errors: r.errors + r.non2xx,
+    cpuUsPerReq: per("cpu") === undefined ? undefined : per("cpu") * (1e6 / CLK_TCK),
+    sysUsPerReq: per("sys") === undefined ? undefined : per("sys") * (1e6 / CLK_TCK),
+    writesPerReq: per("writes"),
+  };
 }
 
 /** Medians over equal-load rounds (each round's figures kept). */
@@ -206,9 +229,12 @@ async function measure(target, url, req, expect, { warmup = true } = {}) {
   const warm = warmup === "fixed" ? (autocannon(url, req, { duration: WARMUP }), undefined) : warmup ? warmUp(target, url, req) : undefined;
   const pid = target.pid;
   const before = pid ? cpuTicks(pid) : 0;
+  const sysBefore = pid ? sysCounts(pid) : undefined;
   const r = autocannon(url, req, { duration: DURATION });
   const after = pid ? cpuTicks(pid) : 0;
+  const sysAfter = pid ? sysCounts(pid) : undefined;
   const total = r.requests.total;
+  const per = (k) => (sysBefore && total ? (sysAfter[k] - sysBefore[k]) / total : undefined);
   return {
     target,
     rps: r.requests.average,
@@ -217,6 +243,9 @@ async function measure(target, url, req, expect, { warmup = true } = {}) {
     errors: r.errors + r.timeouts + (r.non2xx ?? 0),
     requests: total,
     cpuUsPerReq: pid && total ? ((after - before) * (1e6 / CLK_TCK)) / total : undefined,
+    sysUsPerReq: per("sys") === undefined ? undefined : per("sys") * (1e6 / CLK_TCK),
+    readsPerReq: per("reads"),
+    writesPerReq: per("writes"),
     ...(warm ? { warmup: warm } : {}),
   };
 }
@@ -240,6 +269,9 @@ function combine(rounds) {
     errors: rounds.reduce((a, r) => a + r.errors, 0),
     requests: rounds.reduce((a, r) => a + r.requests, 0),
     cpuUsPerReq: median(rounds.map((r) => r.cpuUsPerReq)),
+    sysUsPerReq: median(rounds.map((r) => r.sysUsPerReq)),
+    readsPerReq: median(rounds.map((r) => r.readsPerReq)),
+    writesPerReq: median(rounds.map((r) => r.writesPerReq)),
     rounds: rounds.map(({ target: _t, ...r }) => r),
   };
 }
