@@ -2,7 +2,7 @@
 // toCore* turns a validated request into a ChatInput, fromCore* turns a
 // GenerateResponse into a message. No I/O, no clock.
 import { type JsonObject } from "@bufbuild/protobuf";
-import { opaqueBlock, opaquePart, unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
+import { opaqueBlock, opaquePart, standInPart, unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   ChatInputSchema,
@@ -85,10 +85,29 @@ function textPart(block: wire.TextBlock): Part {
   });
 }
 
-function toolResultParts(content: string | (wire.TextBlock | wire.ImageBlock | wire.DocumentBlock)[] | undefined): Part[] {
+/** What a vendor without search-result blocks reads in place of one: its title, source and text. */
+export function searchResultText(b: wire.SearchResultBlock): string {
+  return `Search result: ${b.title}\nSource: ${b.source}\n\n${b.content.map((c) => c.text).join("\n\n")}`;
+}
+
+/** What a vendor without tool search reads in place of a tool reference. */
+export const toolReferenceText = (b: wire.ToolReferenceBlock): string => `Tool reference: ${b.tool_name}`;
+
+function toolResultParts(content: string | wire.ToolResultContent[] | undefined): Part[] {
   if (content === undefined) return [];
   if (typeof content === "string") return content ? [create(PartSchema, { kind: { case: "text", value: { text: content } } })] : [];
-  return content.map((b) => (b.type === "text" ? textPart(b) : mediaPart(b)));
+  return content.map((b) => {
+    switch (b.type) {
+      case "text":
+        return textPart(b);
+      case "search_result":
+        return standInPart(VENDOR, b, searchResultText(b));
+      case "tool_reference":
+        return standInPart(VENDOR, b, toolReferenceText(b));
+      default:
+        return mediaPart(b);
+    }
+  });
 }
 
 /** One content block -> one neutral part. `toolNames` maps tool_use ids seen so far to tool names. */
@@ -100,6 +119,9 @@ export function toCorePart(block: wire.ContentBlock, toolNames: Map<string, stri
     case "image":
     case "document":
       return mediaPart(block);
+    case "search_result":
+      // Anthropic gets the block as it came (it cites into it); other vendors read it as text.
+      return standInPart(VENDOR, block, searchResultText(block));
     case "tool_use":
       toolNames.set(block.id, block.name);
       return create(PartSchema, {

@@ -55,7 +55,20 @@ export const toolUseBlock = z.looseObject({
   cache_control: cacheControl,
 });
 
-const toolResultContent = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock]);
+/** Search results a client found itself (RAG), to be cited like documents. */
+export const searchResultBlock = z.looseObject({
+  type: z.literal("search_result"),
+  source: z.string(),
+  title: z.string(),
+  content: z.array(textBlock),
+  citations: z.object({ enabled: z.boolean().optional() }).nullish(),
+  cache_control: cacheControl,
+});
+
+/** In a tool search's tool result: a deferred tool the model may now call. */
+export const toolReferenceBlock = z.looseObject({ type: z.literal("tool_reference"), tool_name: z.string().min(1), cache_control: cacheControl });
+
+const toolResultContent = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock, searchResultBlock, toolReferenceBlock]);
 
 export const toolResultBlock = z.looseObject({
   type: z.literal("tool_result"),
@@ -85,7 +98,17 @@ export const SERVER_BLOCK_TYPES = [
 ] as const;
 export const serverBlock = z.looseObject({ type: z.enum(SERVER_BLOCK_TYPES), cache_control: cacheControl });
 
-export const contentBlock = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock, serverBlock]);
+export const contentBlock = z.discriminatedUnion("type", [
+  textBlock,
+  imageBlock,
+  documentBlock,
+  searchResultBlock,
+  toolUseBlock,
+  toolResultBlock,
+  thinkingBlock,
+  redactedThinkingBlock,
+  serverBlock,
+]);
 
 export const message = z.object({
   role: z.enum(["user", "assistant"]),
@@ -239,6 +262,9 @@ export type ContentBlock = z.infer<typeof contentBlock>;
 export type TextBlock = z.infer<typeof textBlock>;
 export type ImageBlock = z.infer<typeof imageBlock>;
 export type DocumentBlock = z.infer<typeof documentBlock>;
+export type SearchResultBlock = z.infer<typeof searchResultBlock>;
+export type ToolReferenceBlock = z.infer<typeof toolReferenceBlock>;
+export type ToolResultContent = z.infer<typeof toolResultContent>;
 export type CustomTool = z.infer<typeof customTool>;
 export type Tool = z.infer<typeof tool>;
 export type ToolChoice = z.infer<typeof toolChoice>;

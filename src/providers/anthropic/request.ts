@@ -76,6 +76,8 @@ function textBlock(p: Part): wire.RequestBlock {
   // Field by field: a conditional spread costs a temporary object and a copy,
   // and every text part of every request comes through here.
   const x = p.vendorExtras[VENDOR];
+  // A whole Anthropic block the text stands in for (a search result, a tool reference): sent as it came.
+  if (x && typeof x.type === "string") return x as wire.RequestBlock;
   const b: wire.RequestBlock = x ? { ...x, type: "text", text: t.text } : { type: "text", text: t.text };
   if (t.citations.length) b.citations = t.citations;
   if (p.cacheControl?.type) b.cache_control = cacheControl(p.cacheControl).cache_control;

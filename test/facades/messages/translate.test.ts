@@ -238,3 +238,32 @@ t.test("fromCore: stop sequence and code parts", async (t) => {
   t.same(empty.content, [], "an empty text part is not a block");
   t.same(usageOf(undefined), { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
 });
+
+t.test("toCore: a search result or tool reference is a text part carrying the whole block for Anthropic", async (t) => {
+  const result = { type: "search_result", source: "https://x.test/a", title: "A", content: [{ type: "text", text: "one" }, { type: "text", text: "two" }], citations: { enabled: true } };
+  const { input, clientField } = toCoreChatInput(
+    parse({
+      model: "claude-x",
+      max_tokens: 10,
+      messages: [
+        { role: "user", content: [result] },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "tool_search", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "tool_reference", tool_name: "get_weather" }, result] }] },
+      ],
+    }),
+    ctx,
+  );
+  const p = input.turns[0]!.parts[0]!;
+  t.equal(p.kind.case, "text");
+  t.equal(p.kind.case === "text" && p.kind.value.text, "Search result: A\nSource: https://x.test/a\n\none\n\ntwo");
+  t.same(p.vendorExtras.anthropic, result, "the block as it came, for Anthropic");
+  const tr = input.turns[2]!.parts[0]!.kind;
+  t.equal(tr.case, "toolResult");
+  const content = tr.case === "toolResult" ? tr.value.content : [];
+  t.same(
+    content.map((c) => (c.kind.case === "text" ? c.kind.value.text : "")),
+    ["Tool reference: get_weather", "Search result: A\nSource: https://x.test/a\n\none\n\ntwo"],
+  );
+  t.same(content[0]!.vendorExtras.anthropic, { type: "tool_reference", tool_name: "get_weather" });
+  t.equal(clientField("turns[0].parts[0]"), "messages.0.content.0", "errors still name the client's block");
+});

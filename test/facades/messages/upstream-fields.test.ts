@@ -140,3 +140,78 @@ t.test("server tools: the tool, its blocks in the answer and the same blocks sen
   t.notMatch(sent, /srvtoolu_01|encrypted_content/, "without Anthropic's server blocks");
   t.match(sent, /Found it\./, "but with the text of that turn");
 });
+
+t.test("search results and tool references: Anthropic gets the blocks as they are, other vendors read them as text", async (t) => {
+  const anthropic = await startFakeUpstream((r) => ({ json: r.path.endsWith("/count_tokens") ? { input_tokens: 57 } : fixture("anthropic/message-text.json") }));
+  const openai = await startFakeUpstream(() => ({ json: fixture("openai/chat-text.json") }));
+  const gemini = await startFakeUpstream(() => ({ json: fixture("gemini/text.json") }));
+  const server = await startServer({
+    config: {
+      upstream: ONE_ATTEMPT,
+      channels: [chan("a", "anthropic", anthropic.url, "claude-x"), chan("o", "openai", `${openai.url}/v1`, "gpt-x"), chan("g", "gemini", gemini.url, "gemini-x")],
+    },
+  });
+  t.teardown(async () => {
+    await server.close();
+    await Promise.all([anthropic.close(), openai.close(), gemini.close()]);
+  });
+  const c = new Anthropic({ baseURL: server.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 });
+  const result: Anthropic.SearchResultBlockParam = {
+    type: "search_result",
+    source: "https://docs.example.com/rates",
+    title: "Rate limits",
+    content: [
+      { type: "text", text: "Each key may send 50 requests a minute." },
+      { type: "text", text: "Bursts above that get a 429." },
+    ],
+    citations: { enabled: true },
+    cache_control: { type: "ephemeral" },
+  };
+  const lookup: Anthropic.ToolUseBlockParam = { type: "tool_use", id: "toolu_01", name: "tool_search", input: { query: "weather" } };
+  const messages: Anthropic.MessageParam[] = [
+    { role: "user", content: [result, { type: "text", text: "What are the limits?" }] },
+    { role: "assistant", content: [lookup] },
+    {
+      role: "user",
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_01",
+          content: [{ type: "tool_reference", tool_name: "get_weather" }, { ...result, title: "Weather tools" }],
+        },
+      ],
+    },
+  ];
+  const tools: Anthropic.Tool[] = [{ name: "tool_search", description: "finds tools", input_schema: { type: "object", properties: { query: { type: "string" } } } }];
+
+  const a = await c.messages.create({ model: "claude-x", max_tokens: 1024, tools, messages });
+  t.equal(a.type, "message");
+  const sent = anthropic.requests[0]!.body.messages as { content: unknown[] }[];
+  t.same(sent[0]!.content[0], result, "a search result reaches Anthropic as it came, citations and cache_control included");
+  t.same(sent[2]!.content[0], { type: "tool_result", tool_use_id: "toolu_01", content: [{ type: "tool_reference", tool_name: "get_weather" }, { ...result, title: "Weather tools" }] }, "so do the blocks of a tool result");
+
+  const count = await c.messages.countTokens({ model: "claude-x", tools, messages });
+  t.equal(count.input_tokens, 57, "count_tokens takes them too");
+  t.same((anthropic.requests[1]!.body.messages as { content: unknown[] }[])[0]!.content[0], result, "and sends them on as they came");
+
+  await c.messages.create({ model: "gpt-x", max_tokens: 1024, tools, messages });
+  const o = openai.requests[0]!.body.messages as { role: string; content: unknown }[];
+  const userText = JSON.stringify(o[0]!.content);
+  t.match(userText, /Search result: Rate limits\\nSource: https:\/\/docs\.example\.com\/rates\\n\\nEach key may send 50 requests a minute\.\\n\\nBursts above that get a 429\./, "an OpenAI-compatible upstream reads the search result as text");
+  t.notMatch(userText, /search_result|cache_control/, "not as an Anthropic block");
+  const toolMsg = o.find((m) => m.role === "tool");
+  t.match(JSON.stringify(toolMsg?.content), /Tool reference: get_weather.*Search result: Weather tools/, "and the tool result's blocks as text");
+
+  await c.messages.create({ model: "gemini-x", max_tokens: 1024, tools, messages });
+  const g = JSON.stringify(gemini.requests[0]!.body.contents);
+  t.match(g, /Search result: Rate limits/, "Gemini reads it as text too");
+  t.match(g, /Tool reference: get_weather/);
+  t.notMatch(g, /search_result/);
+
+  const bad = await c.messages
+    .create({ model: "claude-x", max_tokens: 1024, messages: [{ role: "user", content: [{ type: "search_result", source: "s", title: "t", content: "not blocks" } as unknown as Anthropic.SearchResultBlockParam] }] })
+    .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+  t.equal(bad?.status, 400, "a malformed search result is refused in the Messages format");
+  t.match((bad?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: "messages.0.content.0.content: Input should be a valid list" });
+  t.equal(anthropic.requests.length, 2, "and never reaches the upstream");
+});

@@ -231,6 +231,23 @@ t.test("Anthropic vendor extras ride along; count_tokens drops generation fields
   t.equal(count.model, "m");
 });
 
+t.test("a text part that stands in for a whole Anthropic block goes as the block, in a message and in a tool result", async (t) => {
+  const block = { type: "search_result", source: "s", title: "t", content: [{ type: "text", text: "c" }], cache_control: { type: "ephemeral" } };
+  const ref = { type: "tool_reference", tool_name: "get_weather" };
+  const standIn = (b: Record<string, unknown>, text: string) => ({ kind: { case: "text" as const, value: { text } }, vendorExtras: { anthropic: b as never } });
+  const i = input({
+    turns: [
+      { role: Role.USER, parts: [standIn(block, "Search result: t"), { kind: { case: "text", value: { text: "q" } } }] },
+      { role: Role.ASSISTANT, parts: [{ kind: { case: "toolCall", value: { id: "toolu_1", name: "tool_search", arguments: {} } } }] },
+      { role: Role.USER, parts: [{ kind: { case: "toolResult", value: { callId: "toolu_1", content: [standIn(ref, "Tool reference: get_weather")] } } }] },
+    ],
+  });
+  const { body } = toVendorRequest(i, "m", { stream: false });
+  t.same(body.messages[0]!.content, [block, { type: "text", text: "q" }]);
+  t.same(body.messages[2]!.content, [{ type: "tool_result", tool_use_id: "toolu_1", content: [ref] }]);
+  t.same((toVendorCountRequest(i, "m").messages as typeof body.messages)[0]!.content[0], block, "count_tokens the same");
+});
+
 t.test("executable code from another vendor is shown as text", async (t) => {
   const { body } = toVendorRequest(
     input({

@@ -285,6 +285,13 @@ export type Part = Message<"omnigate.chat.v1.Part"> & {
   cacheControl?: CacheControl | undefined;
 
   /**
+   * Keyed by vendor ("anthropic", "gemini", "openai"): fields of that
+   * vendor's block that the kind above does not name, for a same-vendor round
+   * trip. An entry with a "type" is instead one whole block of that vendor's
+   * wire, sent back to it as it came: with no kind, a block only that vendor
+   * reads (others leave the part out); with a text kind, a block others read
+   * as that text (an Anthropic search result).
+   *
    * @generated from field: map<string, google.protobuf.Struct> vendor_extras = 15;
    */
   vendorExtras: { [key: string]: JsonObject };
