@@ -48,6 +48,14 @@ function mediaOf(b: { mimeType: string; data: string }, field: string): Part {
   return part({ case: "media", value: { mimeType: b.mimeType, source: { case: "data", value: new Uint8Array(Buffer.from(data, "base64")) } } });
 }
 
+/** A media part's settings only Gemini reads, as the client sent them. */
+function mediaSettings(p: wire.Part): JsonObject {
+  const x: JsonObject = {};
+  if (p.videoMetadata) x.videoMetadata = p.videoMetadata as JsonObject;
+  if (p.mediaResolution) x.mediaResolution = p.mediaResolution as JsonObject;
+  return x;
+}
+
 /** Tool call ids: Gemini's are optional, the neutral model pairs calls and results by id. */
 class CallIds {
   private pending: { id: string; name: string; used: boolean }[] = [];
@@ -81,8 +89,11 @@ function dataPart(p: wire.Part, f: string, kind: (typeof DATA_FIELDS)[number] | 
       return part({ case: "text", value: { text: "" } });
     case "text":
       return textOrThought(p);
-    case "inlineData":
-      return mediaOf(p.inlineData!, `${f}.inlineData`);
+    case "inlineData": {
+      const m = mediaOf(p.inlineData!, `${f}.inlineData`);
+      if (p.videoMetadata || p.mediaResolution) m.vendorExtras = { [GEMINI]: mediaSettings(p) };
+      return m;
+    }
     case "fileData":
       throw invalidArgument(
         `${f}.fileData: fileData (fileUri) is not supported by this gateway; send the bytes base64-encoded in inlineData instead`,

@@ -25,6 +25,7 @@ import {
 import { invalidArgument } from "../../core/errors.js";
 import { toCoreSystem, toCoreTurns, type Origin } from "./contents.js";
 import { geminiToJsonSchema } from "./schema.js";
+import { GEMINI } from "./thought-signature.js";
 import type * as wire from "./wire.js";
 import { BUILTIN_TOOLS, RESPONSE_MIME_TYPES } from "./wire.js";
 
@@ -170,6 +171,21 @@ export function toCoreSafety(list: wire.GenerateContentRequest["safetySettings"]
   );
 }
 
+/** Request settings only Gemini reads (serving hints, its grounding tools' settings), as sent; undefined when there are none. */
+function geminiOnly(req: wire.GenerateContentRequest): JsonObject | undefined {
+  let x: JsonObject | undefined;
+  if (req.serviceTier !== undefined) (x ??= {}).serviceTier = req.serviceTier;
+  if (req.labels !== undefined) (x ??= {}).labels = req.labels;
+  const tc = req.toolConfig;
+  if (tc && (tc.retrievalConfig !== undefined || tc.includeServerSideToolInvocations !== undefined)) {
+    const t: JsonObject = {};
+    if (tc.retrievalConfig !== undefined) t.retrievalConfig = tc.retrievalConfig as JsonObject;
+    if (tc.includeServerSideToolInvocations !== undefined) t.includeServerSideToolInvocations = tc.includeServerSideToolInvocations;
+    (x ??= {}).toolConfig = t;
+  }
+  return x;
+}
+
 /** What the response translation needs to know about the request. */
 export interface ResponseOptions {
   includeThoughts: boolean;
@@ -207,6 +223,8 @@ export function toCoreRequest(req: wire.GenerateContentRequest, model: string, r
   };
   if (toolChoice) init.toolChoice = toolChoice;
   if (config) init.config = config;
+  const extras = geminiOnly(req);
+  if (extras) init.vendorExtras = { [GEMINI]: extras };
   const input = create(ChatInputSchema, init);
   // The core puts a cache's turns first, so its turn indexes no longer match.
   return { input, origins: req.cachedContent ? [] : origins };

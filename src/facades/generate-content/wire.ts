@@ -146,6 +146,9 @@ export const part = obj({
   }).optional(),
   executableCode: obj({ language: z.enum(CODE_LANGUAGES).optional(), code: z.string() }).optional(),
   codeExecutionResult: obj({ outcome: z.enum(CODE_OUTCOMES), output: z.string().optional() }).optional(),
+  // Settings of a media part only Gemini reads (a video's clip and frame rate, a part's resolution): carried to Gemini as sent.
+  videoMetadata: jsonObject.optional(),
+  mediaResolution: jsonObject.optional(),
 });
 export type Part = z.infer<typeof part>;
 
@@ -190,6 +193,9 @@ export const toolConfig = obj({
     mode: z.enum(CALLING_MODES).optional(),
     allowedFunctionNames: z.array(z.string()).optional(),
   }).optional(),
+  // For Gemini's own grounding tools (a location for Maps and Search) and its server-side tool calls: carried to Gemini as sent.
+  retrievalConfig: jsonObject.optional(),
+  includeServerSideToolInvocations: z.boolean().optional(),
 });
 
 export const safetySetting = obj({
@@ -265,6 +271,9 @@ const requestShape = {
   safetySettings: z.array(safetySetting).optional(),
   generationConfig: generationConfig.optional(),
   cachedContent: z.string().regex(CACHED_NAME, { error: "must be a cached content name: cachedContents/{id}" }).optional(),
+  // Serving hints only Gemini reads: carried to it as sent, left out for other vendors.
+  serviceTier: z.string().optional(),
+  labels: z.record(z.string(), z.string()).optional(),
 };
 
 export const generateContentRequest = request(obj(requestShape));

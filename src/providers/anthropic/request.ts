@@ -7,7 +7,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type CacheControl, type ChatInput, type Part, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { jsonOutputOf, type JsonOutput } from "../chat-shared/json-output.js";
-import { enforceableSafetyIndex, IMAGE_TYPES, mediaBase64, mediaText, safeToolId } from "../chat-shared/parts.js";
+import { enforceableSafetyIndex, foreignExtra, IMAGE_TYPES, mediaBase64, mediaText, safeToolId } from "../chat-shared/parts.js";
 import { unsupported } from "../http/errors.js";
 import { opaqueBlock } from "../../core/json-fields.js";
 import type * as wire from "./wire.js";
@@ -17,7 +17,6 @@ export const VENDOR = "anthropic";
 export const DEFAULT_MAX_TOKENS = 8192;
 const MIN_BUDGET = 1024;
 /** Request-level fields of other vendors' extras that change nothing here and are left out. */
-const IGNORABLE_EXTRAS = new Set(["service_tier", "context_management", "inference_geo", "speed"]);
 
 export interface AnthropicPlan {
   json: JsonOutput;
@@ -231,10 +230,8 @@ function checkUnsupported(input: ChatInput): void {
 }
 
 function otherVendorExtras(input: ChatInput): void {
-  for (const [vendor, fields] of Object.entries(input.vendorExtras)) {
-    if (vendor === VENDOR) continue;
-    for (const k of Object.keys(fields)) if (!IGNORABLE_EXTRAS.has(k)) throw refuse(k, `the ${vendor} field ${k}`);
-  }
+  const bad = foreignExtra(input.vendorExtras, VENDOR);
+  if (bad) throw refuse(bad[1], `the ${bad[0]} field ${bad[1]}`);
 }
 
 /** The thinking setting for Anthropic, and max_tokens raised to fit its budget. */

@@ -63,3 +63,21 @@ export function idSource(seed: string, prefix: string): () => string {
 export function enforceableSafetyIndex(settings: { threshold: number }[], passable: number[]): number {
   return settings.findIndex((s) => !passable.includes(s.threshold));
 }
+
+/**
+ * Request fields of one vendor's wire that another vendor may leave out: hints
+ * about serving (tiers, regions, speed, billing labels) and Gemini's tool
+ * settings for its own grounding tools (which other vendors refuse anyway).
+ * Every other field a client set for its own vendor is refused elsewhere,
+ * never silently dropped.
+ */
+const IGNORABLE_EXTRAS = new Set(["service_tier", "serviceTier", "context_management", "inference_geo", "speed", "labels", "toolConfig"]);
+
+/** The first field of another vendor's request extras that `vendor` cannot leave out, as [vendor, field]; undefined when none. */
+export function foreignExtra(extras: Record<string, JsonObject>, vendor: string): [string, string] | undefined {
+  for (const v in extras) {
+    if (v === vendor) continue;
+    for (const k of Object.keys(extras[v]!)) if (!IGNORABLE_EXTRAS.has(k)) return [v, k];
+  }
+  return undefined;
+}

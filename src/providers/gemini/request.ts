@@ -20,7 +20,7 @@ import {
   type Tool,
   type Turn,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { mediaBase64, toolResultText } from "../chat-shared/parts.js";
+import { foreignExtra, mediaBase64, toolResultText } from "../chat-shared/parts.js";
 import { unsupported } from "../http/errors.js";
 import { toGeminiJsonSchema, toGeminiSchema } from "./schema.js";
 import type * as wire from "./wire.js";
@@ -29,7 +29,6 @@ export const VENDOR = "gemini";
 /** Google's documented stand-in for a function call whose signature another model never produced. */
 export const SKIP_SIGNATURE = "skip_thought_signature_validator";
 const BUILTIN = new Set(["googleSearch", "googleSearchRetrieval", "urlContext", "computerUse", "fileSearch", "googleMaps", "retrieval", "enterpriseWebSearch", "codeExecution"]);
-const IGNORABLE_EXTRAS = new Set(["service_tier", "context_management", "inference_geo", "speed"]);
 const OUTCOME: Record<CodeOutcome, string> = {
   [CodeOutcome.UNSPECIFIED]: "OUTCOME_UNSPECIFIED",
   [CodeOutcome.OK]: "OUTCOME_OK",
@@ -95,6 +94,9 @@ function contentOf(t: Turn, ti: number, names: Map<string, string>, currentLoop:
       if (!resultName) throw refuse(`${field}.tool_result.name`, "a tool result whose tool call is not in the conversation");
     }
     const wp = dataPart(p, field, resultName);
+    // A media part's Gemini settings (videoMetadata, mediaResolution), as the client sent them.
+    const x = p.vendorExtras[VENDOR];
+    if (x && wp) Object.assign(wp, x);
     const sig = ownSig(p);
     if (k.case === "thinking" && sig && wp) {
       // A step's signature travels on its first function call; keep it for the call that follows.
@@ -219,10 +221,8 @@ function generationConfig(input: ChatInput): wire.GenerationConfig | undefined {
 }
 
 function otherVendorExtras(input: ChatInput): void {
-  for (const [vendor, fields] of Object.entries(input.vendorExtras)) {
-    if (vendor === VENDOR) continue;
-    for (const k of Object.keys(fields)) if (!IGNORABLE_EXTRAS.has(k)) throw refuse(k, `the ${vendor} field ${k}`);
-  }
+  const bad = foreignExtra(input.vendorExtras, VENDOR);
+  if (bad) throw refuse(bad[1], `the ${bad[0]} field ${bad[1]}`);
 }
 
 export interface GeminiPlan {
@@ -246,7 +246,8 @@ export function toVendorRequest(input: ChatInput): { body: wire.GenerateContentR
   const tc = input.toolChoice;
   const mode = tc ? MODE[tc.mode] : undefined;
   if (tc && (mode || tc.allowedNames.length)) {
-    body.toolConfig = { functionCallingConfig: { ...(mode ? { mode } : {}), ...(tc.allowedNames.length ? { allowedFunctionNames: tc.allowedNames } : {}) } };
+    // Beside the client's own Gemini tool settings, if it sent any (vendor extras).
+    body.toolConfig = { ...body.toolConfig, functionCallingConfig: { ...(mode ? { mode } : {}), ...(tc.allowedNames.length ? { allowedFunctionNames: tc.allowedNames } : {}) } };
   }
   if (input.safetySettings.length) {
     body.safetySettings = input.safetySettings.map((s) => ({

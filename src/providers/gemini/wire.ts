@@ -56,7 +56,7 @@ export interface GenerateContentRequest {
   contents: Content[];
   systemInstruction?: Content;
   tools?: Tool[];
-  toolConfig?: { functionCallingConfig: { mode?: string; allowedFunctionNames?: string[] } };
+  toolConfig?: { functionCallingConfig?: { mode?: string; allowedFunctionNames?: string[] }; [extra: string]: unknown };
   safetySettings?: { category: string; threshold: string }[];
   generationConfig?: GenerationConfig;
   [extra: string]: unknown;

@@ -219,3 +219,33 @@ t.test("media, refusals, tool results without a name", async (t) => {
   ).body;
   t.same(withImage.contents[2]!.parts, [{ functionResponse: { id: "s", name: "shot", response: { output: "here" } } }, { inlineData: { mimeType: "image/png", data: "Bw==" } }]);
 });
+
+t.test("Gemini's own settings: a part's extras join the part, toolConfig extras sit beside the calling mode, other vendors' hints are left out", async (t) => {
+  const bytes = new Uint8Array([1, 2, 3]);
+  const { body } = toVendorRequest(
+    input({
+      turns: [
+        {
+          role: Role.USER,
+          parts: [{ kind: { case: "media", value: { mimeType: "video/mp4", source: { case: "data", value: bytes } } }, vendorExtras: { gemini: { videoMetadata: { fps: 2 } } } }, text("what happens?")],
+        },
+      ],
+      toolChoice: { mode: ToolChoiceMode.ANY, allowedNames: [] },
+      tools: [{ kind: { case: "function", value: { name: "f", parameters: { type: "object" } } } }],
+      vendorExtras: { gemini: { serviceTier: "flex", toolConfig: { retrievalConfig: { languageCode: "nl" } } }, anthropic: { service_tier: "auto", inference_geo: "eu" }, openai: { serviceTier: "x", labels: { a: "b" } } },
+    }),
+  );
+  t.same(body.contents[0]!.parts[0], { inlineData: { mimeType: "video/mp4", data: Buffer.from(bytes).toString("base64") }, videoMetadata: { fps: 2 } });
+  t.same(body.toolConfig, { retrievalConfig: { languageCode: "nl" }, functionCallingConfig: { mode: "ANY" } });
+  t.equal(body.serviceTier, "flex");
+  t.notOk("service_tier" in body || "inference_geo" in body || "labels" in body, "other vendors' serving hints are left out");
+
+  const e = (() => {
+    try {
+      toVendorRequest(input({ turns: [user("hi")], vendorExtras: { anthropic: { container: "c1" } } }));
+    } catch (err) {
+      return err as ConnectError;
+    }
+  })();
+  t.equal(errorDetail(e!)?.field, "container", "another vendor's feature is refused, not dropped");
+});

@@ -8,12 +8,11 @@
 import { createHash } from "node:crypto";
 import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type ChatInput, type Part, type Tool } from "../../../../gen/omnigate/chat/v1/chat_pb.js";
 import { jsonOutputOf, type JsonOutput } from "../../chat-shared/json-output.js";
-import { enforceableSafetyIndex, IMAGE_TYPES, mediaBase64, mediaDataUrl, mediaText, toolResultText } from "../../chat-shared/parts.js";
+import { enforceableSafetyIndex, foreignExtra, IMAGE_TYPES, mediaBase64, mediaDataUrl, mediaText, toolResultText } from "../../chat-shared/parts.js";
 import { unsupported } from "../../http/errors.js";
 import type * as wire from "./wire.js";
 
 export const VENDOR = "openai";
-const IGNORABLE_EXTRAS = new Set(["service_tier", "context_management", "inference_geo", "speed"]);
 const AUDIO: Record<string, string> = { "audio/wav": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3" };
 
 export interface OpenAIPlan {
@@ -119,10 +118,8 @@ function checkUnsupported(input: ChatInput, official: boolean): void {
     if (c.speechConfig) throw refuse("config.speech_config", "speech output");
     if (official && c.topK !== undefined) throw refuse("config.top_k", "top_k");
   }
-  for (const [vendor, fields] of Object.entries(input.vendorExtras)) {
-    if (vendor === VENDOR) continue;
-    for (const k of Object.keys(fields)) if (!IGNORABLE_EXTRAS.has(k)) throw refuse(k, `the ${vendor} field ${k}`);
-  }
+  const foreign = foreignExtra(input.vendorExtras, VENDOR);
+  if (foreign) throw refuse(foreign[1], `the ${foreign[0]} field ${foreign[1]}`);
 }
 
 /**
