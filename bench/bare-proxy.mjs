@@ -9,7 +9,17 @@ const app = Fastify({ logger: false, bodyLimit: 32 * 1024 * 1024 });
 app.removeAllContentTypeParsers();
 app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
 
+// BENCH_PROXY_BURN_US: a busy wait of that many µs per request, before the
+// upstream call (a diagnostic: what a proxy as slow as the gateway pays the
+// kernel per request; not used by a normal run).
+const burnUs = Number(process.env.BENCH_PROXY_BURN_US ?? 0);
+const burn = () => {
+  const until = process.hrtime.bigint() + BigInt(Math.round(burnUs * 1000));
+  while (process.hrtime.bigint() < until);
+};
+
 app.all("/*", async (req, reply) => {
+  if (burnUs > 0) burn();
   const res = await pool.request({ path: req.url, method: req.method, headers: { "content-type": req.headers["content-type"] ?? "application/json" }, body: req.body });
   const type = String(res.headers["content-type"] ?? "application/json");
   reply.code(res.statusCode).header("content-type", type);

@@ -519,6 +519,24 @@ function report(data) {
       }
     }
   }
+  const counted = data.rows.filter((row) => row.results?.some((r) => r.sysUsPerReq !== undefined));
+  if (counted.length) {
+    lines.push("");
+    lines.push(
+      "Where the CPU a request goes, saturated (medians of the rounds): the process's CPU µs a request, of which in the kernel (system time: mostly the socket calls, including the loopback delivery and the wake-up of the peer they set off), and its read-like and write-like system calls a request (`/proc/<pid>/io`; the gateway's usage batches add their SQLite writes). At equal load, the same CPU figure over each paced run.",
+    );
+    lines.push("");
+    lines.push("| scenario | target | CPU µs/req | of which system | reads/req | writes/req | at equal load: CPU µs/req, of which system |");
+    lines.push("|---|---|---:|---:|---:|---:|---:|");
+    for (const row of counted) {
+      for (const r of row.results) {
+        if (r.sysUsPerReq === undefined) continue;
+        const eq = row.equal?.[r.target.name === "bare proxy" ? "proxy" : "omnigate"];
+        const eqText = eq?.rounds?.length ? `${fmt(median(eq.rounds.map((x) => x.cpuUsPerReq)))}, ${fmt(median(eq.rounds.map((x) => x.sysUsPerReq)))}` : "-";
+        lines.push(`| ${row.scenario} | ${r.target.name} | ${fmt(r.cpuUsPerReq)} | ${fmt(r.sysUsPerReq)} | ${fmt(r.readsPerReq, 2)} | ${fmt(r.writesPerReq, 2)} | ${eqText} |`);
+      }
+    }
+  }
   const equal = data.rows.filter((r) => r.equal);
   if (equal.length) {
     lines.push("");
