@@ -10,8 +10,9 @@ import { fixture, startFakeUpstream } from "../../fixtures/fake-upstream.js";
 
 const chan = (name: string, provider: ChannelConfig["provider"], baseUrl: string, model: string) => testChannel(name, provider, baseUrl, [model]);
 
-t.test("thinking.display and output_config.effort reach each upstream in its own terms", async (t) => {
-  const anthropic = await startFakeUpstream(() => ({ json: fixture("anthropic/message-text.json") }));
+/** A gateway with an Anthropic (claude-x), an OpenAI-compatible (gpt-x) and a Gemini (gemini-x) channel, each a fake upstream, and an Anthropic client of it. */
+async function threeUpstreams(t: { teardown(fn: () => unknown): void }, anthropicAnswer: Parameters<typeof startFakeUpstream>[0] = () => ({ json: fixture("anthropic/message-text.json") })) {
+  const anthropic = await startFakeUpstream(anthropicAnswer);
   const openai = await startFakeUpstream(() => ({ json: fixture("openai/chat-text.json") }));
   const gemini = await startFakeUpstream(() => ({ json: fixture("gemini/text.json") }));
   const server = await startServer({
@@ -24,7 +25,11 @@ t.test("thinking.display and output_config.effort reach each upstream in its own
     await server.close();
     await Promise.all([anthropic.close(), openai.close(), gemini.close()]);
   });
-  const c = new Anthropic({ baseURL: server.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 });
+  return { anthropic, openai, gemini, c: new Anthropic({ baseURL: server.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 }) };
+}
+
+t.test("thinking.display and output_config.effort reach each upstream in its own terms", async (t) => {
+  const { anthropic, openai, gemini, c } = await threeUpstreams(t);
   const ask = (model: string) =>
     c.messages.create({
       model,
@@ -142,20 +147,7 @@ t.test("server tools: the tool, its blocks in the answer and the same blocks sen
 });
 
 t.test("search results and tool references: Anthropic gets the blocks as they are, other vendors read them as text", async (t) => {
-  const anthropic = await startFakeUpstream((r) => ({ json: r.path.endsWith("/count_tokens") ? { input_tokens: 57 } : fixture("anthropic/message-text.json") }));
-  const openai = await startFakeUpstream(() => ({ json: fixture("openai/chat-text.json") }));
-  const gemini = await startFakeUpstream(() => ({ json: fixture("gemini/text.json") }));
-  const server = await startServer({
-    config: {
-      upstream: ONE_ATTEMPT,
-      channels: [chan("a", "anthropic", anthropic.url, "claude-x"), chan("o", "openai", `${openai.url}/v1`, "gpt-x"), chan("g", "gemini", gemini.url, "gemini-x")],
-    },
-  });
-  t.teardown(async () => {
-    await server.close();
-    await Promise.all([anthropic.close(), openai.close(), gemini.close()]);
-  });
-  const c = new Anthropic({ baseURL: server.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 });
+  const { anthropic, openai, gemini, c } = await threeUpstreams(t, (r) => ({ json: r.path.endsWith("/count_tokens") ? { input_tokens: 57 } : fixture("anthropic/message-text.json") }));
   const result: Anthropic.SearchResultBlockParam = {
     type: "search_result",
     source: "https://docs.example.com/rates",
