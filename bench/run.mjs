@@ -72,16 +72,18 @@ function freePort() {
   });
 }
 
-function cpuTicks(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return Number(f[11]) + Number(f[12]);
-}
-/** System CPU ticks, and read-like and write-like system calls (`/proc/<pid>/io`: read, readv, write, writev ...), for per-request counts. */
-function sysCounts(pid) {
+/** CPU ticks (user+system, and system alone), and read-like and write-like system calls (`/proc/<pid>/io`: read, readv, write, writev ...). */
+function procCounts(pid) {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   const io = readFileSync(`/proc/${pid}/io`, "utf8");
   const n = (k) => Number(new RegExp(`${k}: (\\d+)`).exec(io)?.[1] ?? NaN);
-  return { sys: Number(f[12]), reads: n("syscr"), writes: n("syscw") };
+  return { cpu: Number(f[11]) + Number(f[12]), sys: Number(f[12]), reads: n("syscr"), writes: n("syscw") };
+}
+/** What a process spent a request between two procCounts (undefined without a process or requests). */
+function perRequest(before, after, requests) {
+  const per = (k) => (before && requests ? (after[k] - before[k]) / requests : undefined);
+  const us = (k) => (per(k) === undefined ? undefined : per(k) * (1e6 / CLK_TCK));
+  return { cpuUsPerReq: us("cpu"), sysUsPerReq: us("sys"), readsPerReq: per("reads"), writesPerReq: per("writes") };
 }
 /** Resets a process's peak RSS (VmHWM), so that it covers what follows; false where the kernel does not allow it. */
 function resetPeak(pid) {
@@ -152,11 +154,9 @@ function atRate(target, url, req, rate) {
   const opts = { url, method: req.method ?? "POST", headers: req.headers ?? {}, body: req.body, rate, durationS: DURATION, connections: CONNECTIONS };
   const [c, a] = pin(0, process.execPath, [path.join(ROOT, "bench/paced-load.mjs"), JSON.stringify(opts)]);
   const pid = target.pid;
-  const before = pid ? { cpu: cpuTicks(pid), ...sysCounts(pid) } : undefined;
+  const before = pid ? procCounts(pid) : undefined;
   const r = JSON.parse(execFileSync(c, a, { maxBuffer: 16 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"] }).toString());
-  const after = pid ? { cpu: cpuTicks(pid), ...sysCounts(pid) } : undefined;
-  // The process's CPU over the whole run, the generator's warm-up included: per request of that run (r.sent).
-  const per = (k) => (before && r.sent ? (after[k] - before[k]) / r.sent : undefined);
+  const after = pid ? procCounts(pid) : undefined;
   return {
     target,
     rate,
@@ -165,9 +165,8 @@ function atRate(target, url, req, rate) {
     p90: r.latency.p90,
     p99: r.latency.p99,
     errors: r.errors + r.non2xx,
-    cpuUsPerReq: per("cpu") === undefined ? undefined : per("cpu") * (1e6 / CLK_TCK),
-    sysUsPerReq: per("sys") === undefined ? undefined : per("sys") * (1e6 / CLK_TCK),
-    writesPerReq: per("writes"),
+    // The process's CPU over the whole run, the generator's warm-up included: per request of that run (r.sent).
+    ...perRequest(before, after, r.sent),
   };
 }
 
@@ -207,9 +206,9 @@ function warmUp(target, url, req) {
   }
   let seconds = 0;
   while (seconds < Math.max(WARMUP, WARMUP_MAX)) {
-    const before = cpuTicks(target.pid);
+    const before = procCounts(target.pid).cpu;
     const r = autocannon(url, req, { duration: WARMUP_SLICE });
-    const us = ((cpuTicks(target.pid) - before) * (1e6 / CLK_TCK)) / Math.max(1, r.requests.total);
+    const us = ((procCounts(target.pid).cpu - before) * (1e6 / CLK_TCK)) / Math.max(1, r.requests.total);
     slices.push(Math.round(us * 10) / 10);
     seconds += WARMUP_SLICE;
     // Steady: the last three slices cost no less than 95% of the three before them.
@@ -228,13 +227,10 @@ async function measure(target, url, req, expect, { warmup = true } = {}) {
   // "fixed": BENCH_WARMUP seconds only (the local-engine scenarios, whose submits pile up tasks).
   const warm = warmup === "fixed" ? (autocannon(url, req, { duration: WARMUP }), undefined) : warmup ? warmUp(target, url, req) : undefined;
   const pid = target.pid;
-  const before = pid ? cpuTicks(pid) : 0;
-  const sysBefore = pid ? sysCounts(pid) : undefined;
+  const before = pid ? procCounts(pid) : undefined;
   const r = autocannon(url, req, { duration: DURATION });
-  const after = pid ? cpuTicks(pid) : 0;
-  const sysAfter = pid ? sysCounts(pid) : undefined;
+  const after = pid ? procCounts(pid) : undefined;
   const total = r.requests.total;
-  const per = (k) => (sysBefore && total ? (sysAfter[k] - sysBefore[k]) / total : undefined);
   return {
     target,
     rps: r.requests.average,
@@ -242,10 +238,7 @@ async function measure(target, url, req, expect, { warmup = true } = {}) {
     p99: r.latency.p99,
     errors: r.errors + r.timeouts + (r.non2xx ?? 0),
     requests: total,
-    cpuUsPerReq: pid && total ? ((after - before) * (1e6 / CLK_TCK)) / total : undefined,
-    sysUsPerReq: per("sys") === undefined ? undefined : per("sys") * (1e6 / CLK_TCK),
-    readsPerReq: per("reads"),
-    writesPerReq: per("writes"),
+    ...perRequest(before, after, total),
     ...(warm ? { warmup: warm } : {}),
   };
 }

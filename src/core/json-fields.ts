@@ -36,19 +36,24 @@ export function opaquePart(vendor: string, block: object): Part {
   return create(PartSchema, { vendorExtras: { [vendor]: block as JsonObject } });
 }
 
+/**
+ * Whether a part's extras for one vendor are a whole block of its wire (an
+ * opaquePart's or a standInPart's) rather than fields beside a neutral kind:
+ * those never name a `type`, every translation maps it.
+ */
+export const isWholeBlock = (x: JsonObject): boolean => typeof x.type === "string";
+
 /** The block an opaquePart of `vendor` carries; undefined for any other part. */
 export function opaqueBlock(p: Part, vendor: string): JsonObject | undefined {
   const x = p.kind.case === undefined ? p.vendorExtras[vendor] : undefined;
-  return x && typeof x.type === "string" ? x : undefined;
+  return x && isWholeBlock(x) ? x : undefined;
 }
 
 /**
  * A text part that stands in for one whole block of `vendor`'s wire which the
  * neutral model has no kind for but which every vendor can still read as text
  * (an Anthropic search result or tool reference): `vendor` gets the block back
- * as it came, every other vendor the text. Extras that sit beside
- * a neutral kind never name a `type` (every translation maps it), so a `type`
- * in the extras is what marks a whole block.
+ * as it came (isWholeBlock), every other vendor the text.
  */
 export function standInPart(vendor: string, block: object, text: string): Part {
   return create(PartSchema, { kind: { case: "text", value: { text } }, vendorExtras: { [vendor]: block as JsonObject } });

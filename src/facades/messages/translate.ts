@@ -85,13 +85,15 @@ function textPart(block: wire.TextBlock): Part {
   });
 }
 
-/** What a vendor without search-result blocks reads in place of one: its title, source and text. */
-export function searchResultText(b: wire.SearchResultBlock): string {
-  return `Search result: ${b.title}\nSource: ${b.source}\n\n${b.content.map((c) => c.text).join("\n\n")}`;
+/**
+ * A block other vendors have no kind for but can read as text (a search
+ * result: its title, source and text; a tool reference: the tool's name):
+ * Anthropic gets the block as it came (it cites into a search result).
+ */
+function standIn(b: wire.SearchResultBlock | wire.ToolReferenceBlock): Part {
+  const text = b.type === "search_result" ? `Search result: ${b.title}\nSource: ${b.source}\n\n${b.content.map((c) => c.text).join("\n\n")}` : `Tool reference: ${b.tool_name}`;
+  return standInPart(VENDOR, b, text);
 }
-
-/** What a vendor without tool search reads in place of a tool reference. */
-export const toolReferenceText = (b: wire.ToolReferenceBlock): string => `Tool reference: ${b.tool_name}`;
 
 function toolResultParts(content: string | wire.ToolResultContent[] | undefined): Part[] {
   if (content === undefined) return [];
@@ -101,9 +103,8 @@ function toolResultParts(content: string | wire.ToolResultContent[] | undefined)
       case "text":
         return textPart(b);
       case "search_result":
-        return standInPart(VENDOR, b, searchResultText(b));
       case "tool_reference":
-        return standInPart(VENDOR, b, toolReferenceText(b));
+        return standIn(b);
       default:
         return mediaPart(b);
     }
@@ -120,8 +121,7 @@ export function toCorePart(block: wire.ContentBlock, toolNames: Map<string, stri
     case "document":
       return mediaPart(block);
     case "search_result":
-      // Anthropic gets the block as it came (it cites into it); other vendors read it as text.
-      return standInPart(VENDOR, block, searchResultText(block));
+      return standIn(block);
     case "tool_use":
       toolNames.set(block.id, block.name);
       return create(PartSchema, {

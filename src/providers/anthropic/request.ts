@@ -7,17 +7,15 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type CacheControl, type ChatInput, type Part, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { jsonOutputOf, type JsonOutput } from "../chat-shared/json-output.js";
-import { enforceableSafetyIndex, foreignExtra, IMAGE_TYPES, mediaBase64, mediaText, safeToolId } from "../chat-shared/parts.js";
+import { enforceableSafetyIndex, IMAGE_TYPES, refuseForeignExtras, mediaBase64, mediaText, safeToolId } from "../chat-shared/parts.js";
 import { unsupported } from "../http/errors.js";
-import { opaqueBlock } from "../../core/json-fields.js";
+import { isWholeBlock, opaqueBlock } from "../../core/json-fields.js";
 import type * as wire from "./wire.js";
 
 export const VENDOR = "anthropic";
 /** Anthropic requires max_tokens; used when the client set none. */
 export const DEFAULT_MAX_TOKENS = 8192;
 const MIN_BUDGET = 1024;
-/** Request-level fields of other vendors' extras that change nothing here and are left out. */
-
 export interface AnthropicPlan {
   json: JsonOutput;
 }
@@ -76,7 +74,7 @@ function textBlock(p: Part): wire.RequestBlock {
   // and every text part of every request comes through here.
   const x = p.vendorExtras[VENDOR];
   // A whole Anthropic block the text stands in for (a search result, a tool reference): sent as it came.
-  if (x && typeof x.type === "string") return x as wire.RequestBlock;
+  if (x && isWholeBlock(x)) return x as wire.RequestBlock;
   const b: wire.RequestBlock = x ? { ...x, type: "text", text: t.text } : { type: "text", text: t.text };
   if (t.citations.length) b.citations = t.citations;
   if (p.cacheControl?.type) b.cache_control = cacheControl(p.cacheControl).cache_control;
@@ -229,11 +227,6 @@ function checkUnsupported(input: ChatInput): void {
   if (c.enableEnhancedCivicAnswers) throw refuse("config.enable_enhanced_civic_answers", "enhanced civic answers");
 }
 
-function otherVendorExtras(input: ChatInput): void {
-  const bad = foreignExtra(input.vendorExtras, VENDOR);
-  if (bad) throw refuse(bad[1], `the ${bad[0]} field ${bad[1]}`);
-}
-
 /** The thinking setting for Anthropic, and max_tokens raised to fit its budget. */
 function thinkingOf(input: ChatInput, maxTokens: number): { thinking?: wire.MessagesRequest["thinking"]; maxTokens: number; effort?: string } {
   const th = input.config?.thinking;
@@ -258,7 +251,7 @@ function thinkingOf(input: ChatInput, maxTokens: number): { thinking?: wire.Mess
 
 export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: { stream: boolean }): AnthropicRequestOut {
   checkUnsupported(input);
-  otherVendorExtras(input);
+  refuseForeignExtras(input.vendorExtras, VENDOR);
   const c = input.config;
   const messages = toMessages(input);
   const tools = input.tools.map(toTool);

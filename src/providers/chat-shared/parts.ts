@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Media, Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { unsupported } from "../http/errors.js";
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -73,11 +74,10 @@ export function enforceableSafetyIndex(settings: { threshold: number }[], passab
  */
 const IGNORABLE_EXTRAS = new Set(["service_tier", "serviceTier", "context_management", "inference_geo", "speed", "labels", "toolConfig"]);
 
-/** The first field of another vendor's request extras that `vendor` cannot leave out, as [vendor, field]; undefined when none. */
-export function foreignExtra(extras: Record<string, JsonObject>, vendor: string): [string, string] | undefined {
+/** Refuses, naming it, the first field of another vendor's request extras that `vendor` cannot leave out. */
+export function refuseForeignExtras(extras: Record<string, JsonObject>, vendor: string): void {
   for (const v in extras) {
     if (v === vendor) continue;
-    for (const k of Object.keys(extras[v]!)) if (!IGNORABLE_EXTRAS.has(k)) return [v, k];
+    for (const k of Object.keys(extras[v]!)) if (!IGNORABLE_EXTRAS.has(k)) throw unsupported(vendor, k, `the ${v} field ${k}`);
   }
-  return undefined;
 }

@@ -20,7 +20,7 @@ import {
   type Tool,
   type Turn,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { foreignExtra, mediaBase64, toolResultText } from "../chat-shared/parts.js";
+import { mediaBase64, refuseForeignExtras, toolResultText } from "../chat-shared/parts.js";
 import { unsupported } from "../http/errors.js";
 import { toGeminiJsonSchema, toGeminiSchema } from "./schema.js";
 import type * as wire from "./wire.js";
@@ -220,18 +220,13 @@ function generationConfig(input: ChatInput): wire.GenerationConfig | undefined {
   return Object.keys(g).length ? g : undefined;
 }
 
-function otherVendorExtras(input: ChatInput): void {
-  const bad = foreignExtra(input.vendorExtras, VENDOR);
-  if (bad) throw refuse(bad[1], `the ${bad[0]} field ${bad[1]}`);
-}
-
 export interface GeminiPlan {
   /** The client asked for at most one tool call per answer (Gemini has no such switch: extra calls are dropped). */
   singleCall: boolean;
 }
 
 export function toVendorRequest(input: ChatInput): { body: wire.GenerateContentRequest; plan: GeminiPlan } {
-  otherVendorExtras(input);
+  refuseForeignExtras(input.vendorExtras, VENDOR);
   const names = callNames(input.turns);
   const loop = currentLoopStart(input.turns);
   const contents = input.turns.flatMap((t, ti) => {

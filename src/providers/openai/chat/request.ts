@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type ChatInput, type Part, type Tool } from "../../../../gen/omnigate/chat/v1/chat_pb.js";
 import { jsonOutputOf, type JsonOutput } from "../../chat-shared/json-output.js";
-import { enforceableSafetyIndex, foreignExtra, IMAGE_TYPES, mediaBase64, mediaDataUrl, mediaText, toolResultText } from "../../chat-shared/parts.js";
+import { enforceableSafetyIndex, IMAGE_TYPES, mediaBase64, mediaDataUrl, mediaText, refuseForeignExtras, toolResultText } from "../../chat-shared/parts.js";
 import { unsupported } from "../../http/errors.js";
 import type * as wire from "./wire.js";
 
@@ -118,8 +118,7 @@ function checkUnsupported(input: ChatInput, official: boolean): void {
     if (c.speechConfig) throw refuse("config.speech_config", "speech output");
     if (official && c.topK !== undefined) throw refuse("config.top_k", "top_k");
   }
-  const foreign = foreignExtra(input.vendorExtras, VENDOR);
-  if (foreign) throw refuse(foreign[1], `the ${foreign[0]} field ${foreign[1]}`);
+  refuseForeignExtras(input.vendorExtras, VENDOR);
 }
 
 /**
