@@ -319,6 +319,7 @@ export const fileSchema = z
     bodyLimitBytes: positiveInt.optional(),
     corsOrigins: corsOrigins.optional(),
     dev: z.boolean().optional(),
+    coalesceWrites: z.boolean().optional(),
     redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
     redisPrefix: z.string().optional(),
     databaseUrl: databaseUrl.optional(),
@@ -353,6 +354,11 @@ export const configSchema = z.object({
    */
   corsOrigins: corsOrigins.default(["*"]),
   dev: z.boolean().default(false),
+  /**
+   * Send the HTTP answers and upstream requests written in one turn of the event loop together at
+   * its end (src/server/write-coalescer.ts): fewer wake-ups of the peers, the same system calls.
+   */
+  coalesceWrites: z.boolean().default(true),
   /** Redis for limits shared across instances; in-process limits when unset. */
   redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
   /** Prefix of every Redis key the gateway writes. */
@@ -399,6 +405,7 @@ const ENV: Record<string, { key: keyof z.input<typeof configSchema>; parse?: (v:
   /** Comma-separated; "none" for no cross-origin access. */
   OMNIGATE_CORS_ORIGINS: { key: "corsOrigins", parse: (v) => (v.trim().toLowerCase() === "none" ? [] : v.split(",").map((s) => s.trim()).filter(Boolean)) },
   OMNIGATE_DEV: { key: "dev", parse: (v) => boolish.parse(v) },
+  OMNIGATE_COALESCE_WRITES: { key: "coalesceWrites", parse: (v) => boolish.parse(v) },
   OMNIGATE_REDIS_URL: { key: "redisUrl" },
   OMNIGATE_REDIS_PREFIX: { key: "redisPrefix" },
   OMNIGATE_DATABASE_URL: { key: "databaseUrl" },

@@ -11,6 +11,7 @@ t.test("defaults", async (t) => {
   t.equal(c.host, "127.0.0.1");
   t.equal(c.dataDir, path.resolve("./data"));
   t.equal(c.logLevel, "info");
+  t.equal(c.coalesceWrites, true);
   t.equal(publicBaseUrl(c), "http://127.0.0.1:8080");
 });
 
@@ -20,6 +21,7 @@ t.test("environment variables", async (t) => {
   t.equal(c.grpcPort, 9001);
   t.equal(c.dev, true);
   t.same(c.local.blocklist, ["a", "b"]);
+  t.equal(loadConfig({ OMNIGATE_COALESCE_WRITES: "0" }).coalesceWrites, false);
   t.equal(publicBaseUrl(c), "https://gw.example.com");
   t.equal(publicBaseUrl(loadConfig({ OMNIGATE_HOST: "0.0.0.0" }), 1234), "http://127.0.0.1:1234");
 });
@@ -31,6 +33,7 @@ const bad: [string, Record<string, string>, RegExp][] = [
   ["public url", { OMNIGATE_PUBLIC_URL: "not a url" }, /OMNIGATE_PUBLIC_URL/],
   ["bootstrap key too short", { OMNIGATE_BOOTSTRAP_KEY: "short" }, /OMNIGATE_BOOTSTRAP_KEY .*at least 8/],
   ["dev flag", { OMNIGATE_DEV: "maybe" }, /OMNIGATE_DEV/],
+  ["write coalescing flag", { OMNIGATE_COALESCE_WRITES: "sometimes" }, /OMNIGATE_COALESCE_WRITES/],
 ];
 for (const [name, env, re] of bad) {
   t.test(`a bad value names the setting: ${name}`, async (t) => {

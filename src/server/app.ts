@@ -1,6 +1,7 @@
 // buildApp(deps) -> a FastifyInstance with every HTTP surface, not listening:
 // the wire-format facades, Connect and gRPC-Web for the core services, tRPC,
 // health, readiness and metrics.
+import type { Socket } from "node:net";
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
@@ -60,6 +61,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return reply.code(r.status).header("request-id", req.id).type("application/json").send(r.body);
     },
   });
+
+  // Each connection's answers leave at the end of the loop's turn (write-coalescer.ts).
+  if (deps.writes) {
+    const writes = deps.writes;
+    app.server.on("connection", (socket: Socket) => writes.attach(socket));
+  }
 
   // Per-request hooks in callback style: an async hook costs a promise and a
   // microtask on every request.

@@ -15,6 +15,7 @@ import type { ChannelStates } from "../core/routing/channel-state.js";
 import { channelChatRouting, localOnlyRouting, type ChatRouting } from "../core/routing/chat-routing.js";
 import { chatChannels, isChatVendor } from "../providers/http/chat-upstreams.js";
 import { jsonLogger, type UpstreamLogger } from "../providers/http/log.js";
+import type { Socket } from "node:net";
 import { upstreamPools } from "../providers/http/pools.js";
 import type { ChatProvider } from "../providers/types.js";
 
@@ -56,12 +57,12 @@ export function chatChannelConfigs(config: Config): Config["channels"] {
   return config.channels.filter((c) => isChatVendor(c) && [...c.models, ...Object.keys(c.modelMap)].some((m) => !isImagePattern(m, images)));
 }
 
-export function createChatDeps(config: Config, local: ChatProvider, localEntries: ModelEntry[], opts: { now?: () => number; log?: UpstreamLogger; states?: ChannelStates } = {}): ChatDeps {
+export function createChatDeps(config: Config, local: ChatProvider, localEntries: ModelEntry[], opts: { now?: () => number; log?: UpstreamLogger; states?: ChannelStates; onSocket?: (socket: Socket) => void } = {}): ChatDeps {
   const configs = chatChannelConfigs(config);
   if (configs.length === 0) {
     return { routing: localOnlyRouting(local, config.local.chatModels ?? ["*"]), catalogEntries: localEntries, close: async () => undefined };
   }
-  const pools = upstreamPools();
+  const pools = upstreamPools(opts.onSocket ? { onSocket: opts.onSocket } : {});
   const log = opts.log ?? jsonLogger(config.logLevel);
   const channels = chatChannels(configs, config.upstream, pools, log);
   const localGlobs = config.local.chatModels ?? [];

@@ -22,6 +22,7 @@ import { createClient } from "@connectrpc/connect";
 import { ChatService } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import { createTaskDeps, type TaskDeps } from "./task-deps.js";
 import { createVideoDeps, type VideoDeps } from "./video-deps.js";
+import { writeCoalescer, type WriteCoalescer } from "./write-coalescer.js";
 
 export interface Lifecycle {
   shuttingDown: boolean;
@@ -55,6 +56,8 @@ export interface AppDeps {
   stateRefresh?: NodeJS.Timeout;
   /** With Redis: tells the other instances that keys changed; closed with the app. */
   keySignal?: SharedSignal | undefined;
+  /** When config.coalesceWrites: sends each loop turn's writes together (the HTTP server's connections and the chat upstreams'). */
+  writes?: WriteCoalescer | undefined;
 }
 
 /** How often an instance on shared storage picks up other instances' admin changes. */
@@ -94,7 +97,8 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   // Cooling down is the chat routing's to know; it exists once createChatDeps returns.
   const channels = channelStates(config.channels, { now, cooling: (name) => chat.routing.cooling?.(name) ?? false, store: storage.taskAccounts });
   await channels.refresh();
-  const chat = createChatDeps(config, local, localChatEntries(LOCAL_MODELS_CREATED), { now, states: channels });
+  const writes = config.coalesceWrites ? writeCoalescer() : undefined;
+  const chat = createChatDeps(config, local, localChatEntries(LOCAL_MODELS_CREATED), { now, states: channels, ...(writes ? { onSocket: writes.attach } : {}) });
   const chatRouting = chat.routing;
   const files = createFileDeps(config, storage, now);
   const images = createImageDeps(config, storage, files, now, channels);
@@ -124,5 +128,5 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
           channels.refresh().catch(() => undefined);
           tasks.imageBot.pool.load().catch(() => undefined);
         }, STATE_REFRESH_MS).unref();
-  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos, channels, stateRefresh, keySignal };
+  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos, channels, stateRefresh, keySignal, writes };
 }

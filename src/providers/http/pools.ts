@@ -2,7 +2,8 @@
 // created on first use and closed together when the app closes. Requests use
 // undici's `request` and Node streams, never `fetch` (see
 // notes/performance.md: fetch costs 5-7 times the CPU per request here).
-import { Pool } from "undici";
+import type { Socket } from "node:net";
+import { buildConnector, Pool } from "undici";
 import type { UpstreamLogger } from "./log.js";
 
 export interface PoolOptions {
@@ -32,7 +33,12 @@ export interface UpstreamPools {
   close(): Promise<void>;
 }
 
-export function upstreamPools(): UpstreamPools {
+/**
+ * onSocket: called with each new upstream connection once it is open (the
+ * server's write coalescer attaches to it there).
+ */
+export function upstreamPools(opts: { onSocket?: (socket: Socket) => void } = {}): UpstreamPools {
+  const { onSocket } = opts;
   const pools = new Map<string, Pool>();
   let closed = false;
   return {
@@ -42,7 +48,7 @@ export function upstreamPools(): UpstreamPools {
       if (!p || closed) {
         p = new Pool(origin, {
           connections: opts.connections || null,
-          connect: { timeout: opts.connectTimeoutMs },
+          connect: onSocket ? connectWith(opts.connectTimeoutMs, onSocket) : { timeout: opts.connectTimeoutMs },
           keepAliveTimeout: 30_000,
           keepAliveMaxTimeout: 120_000,
         });
@@ -57,4 +63,14 @@ export function upstreamPools(): UpstreamPools {
       await Promise.allSettled(all.map((p) => p.destroy()));
     },
   };
+}
+
+/** undici's own connector, with each socket it opens handed to onSocket first. */
+function connectWith(timeout: number, onSocket: (socket: Socket) => void): buildConnector.connector {
+  const connect = buildConnector({ timeout });
+  return (options, callback) =>
+    connect(options, (...answer) => {
+      if (answer[1]) onSocket(answer[1]);
+      callback(...answer);
+    });
 }
