@@ -343,7 +343,7 @@ async function main() {
       ? ["node", process.env.BENCH_GATEWAY_ENTRY]
       : JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start.split(/\s+/);
     /** Starts a gateway with its own data dir and ports, and waits until it is healthy. */
-    const startGateway = async (name) => {
+    const startGateway = async (name, extraEnv = {}) => {
       const http = await freePort();
       const grpc = await freePort();
       // BENCH_NODE_FLAGS: node/V8 flags for the gateway (e.g. V8's own heap sizing, to compare with the defaults of docs/deploy.md, Memory).
@@ -358,6 +358,7 @@ async function main() {
         OMNIGATE_BOOTSTRAP_KEY: KEY,
         OMNIGATE_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
         OMNIGATE_LOCAL_TASK_MS: "50",
+        ...extraEnv,
       });
       procs.push(g);
       await waitHealthy(`http://127.0.0.1:${http}/healthz`, g);
@@ -365,9 +366,13 @@ async function main() {
     };
     const proxyPort = await proxy.port;
     const { g: gateway, port: gwPort } = await startGateway("data");
+    // BENCH_BASELINE_ENV ("NAME=value,NAME=value"): an A/B of settings. A second omnigate, started with
+    // these variables, takes the bare proxy's place in every round and ratio (the rows keep its label).
+    const baselineEnv = process.env.BENCH_BASELINE_ENV ? Object.fromEntries(process.env.BENCH_BASELINE_ENV.split(",").map((kv) => kv.split("="))) : undefined;
+    const baseline = baselineEnv ? await startGateway("baseline-data", baselineEnv) : undefined;
     const targets = {
       direct: { name: "direct", pid: undefined, base: up },
-      proxy: { name: "bare proxy", pid: proxy.proc.pid, base: `http://127.0.0.1:${proxyPort}` },
+      proxy: baseline ? { name: "bare proxy", pid: baseline.g.proc.pid, base: `http://127.0.0.1:${baseline.port}` } : { name: "bare proxy", pid: proxy.proc.pid, base: `http://127.0.0.1:${proxyPort}` },
       omnigate: { name: "omnigate", pid: gateway.proc.pid, base: `http://127.0.0.1:${gwPort}` },
     };
     const rows = [];
@@ -378,7 +383,7 @@ async function main() {
       const proxyRounds = [];
       const ogRounds = [];
       for (let i = 0; i < ROUNDS; i++) {
-        proxyRounds.push(await measure(targets.proxy, targets.proxy.base + s.up.path, s.up, s.expect, { warmup: i === 0 }));
+        proxyRounds.push(await measure(targets.proxy, targets.proxy.base + (baseline ? s.og.path : s.up.path), baseline ? s.og : s.up, s.expect, { warmup: i === 0 }));
         ogRounds.push(await measure(targets.omnigate, targets.omnigate.base + s.og.path, s.og, s.expect, { warmup: i === 0 }));
       }
       const proxied = combine(proxyRounds);
@@ -394,7 +399,7 @@ async function main() {
         const pr = [];
         const or = [];
         for (let i = 0; i < ROUNDS; i++) {
-          pr.push(atRate(targets.proxy, targets.proxy.base + s.up.path, s.up, rate));
+          pr.push(atRate(targets.proxy, targets.proxy.base + (baseline ? s.og.path : s.up.path), baseline ? s.og : s.up, rate));
           or.push(atRate(targets.omnigate, targets.omnigate.base + s.og.path, s.og, rate));
         }
         const added = (k) => or.map((o, i) => o[k] - pr[i][k]);
