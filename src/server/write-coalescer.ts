@@ -11,8 +11,9 @@
 // loopback or virtual-machine peer that was woken by the first write is still
 // awake for the next, where ~30 µs of work between two sends let it go back
 // to sleep and made each send wake it again (bench/README.md, nineteenth
-// round). The cost is latency within a turn: an answer waits for the rest of
-// its turn's work, which at light load is nothing.
+// round). The cost is latency within a turn: an answer waits for the work of
+// at most MAX_HELD - 1 other answers (the rest of a busy turn goes out in
+// groups), which at light load is nothing.
 //
 // Only the last uncork is deferred (writableCorked 1 -> 0); nested corks and
 // uncorks behave as always, a destroyed socket is handed to Node as is, and
@@ -30,6 +31,9 @@ export interface WriteCoalescer {
 
 const { uncork, end, destroy } = Socket.prototype;
 
+/** At most this many sockets wait for the end of a turn; the one that makes it this many sends them all at once. */
+export const MAX_HELD = 4;
+
 export function writeCoalescer(): WriteCoalescer {
   const held = new Set<Socket>();
   let scheduled = false;
@@ -40,8 +44,11 @@ export function writeCoalescer(): WriteCoalescer {
     while (s.writableCorked > 0) uncork.call(s);
   };
   const flush = (): void => {
-    scheduled = false;
     for (const s of held) send(s);
+  };
+  const flushTurn = (): void => {
+    scheduled = false;
+    flush();
   };
   function deferredUncork(this: Socket): void {
     if (this.writableCorked !== 1 || this.destroyed || this === ending) {
@@ -49,9 +56,15 @@ export function writeCoalescer(): WriteCoalescer {
       return;
     }
     held.add(this);
+    // A turn that works off a backlog (after a collection's pause, say) would
+    // hold its first answer until the last is done: send every few instead.
+    if (held.size >= MAX_HELD) {
+      flush();
+      return;
+    }
     if (!scheduled) {
       scheduled = true;
-      setImmediate(flush);
+      setImmediate(flushTurn);
     }
   }
   // Ending or destroying a held socket sends what it holds first: without the

@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setImmediate as turn } from "node:timers/promises";
 import { request } from "undici";
-import { writeCoalescer } from "../../src/server/write-coalescer.js";
+import { MAX_HELD, writeCoalescer } from "../../src/server/write-coalescer.js";
 import { upstreamPools } from "../../src/providers/http/pools.js";
 import { startServer } from "../helpers/app.js";
 
@@ -100,6 +100,27 @@ t.test("several messages and sockets of one turn leave in order at its end", asy
   t.equal(two.client.writableCorked, 0);
   t.equal(await until(one.received, "1a1b1c"), "1a1b1c");
   t.equal(await until(two.received, "2a"), "2a");
+});
+
+t.test("the socket that makes MAX_HELD held sends them all at once", async (t) => {
+  const pairs = [];
+  for (let i = 0; i < MAX_HELD; i++) pairs.push(await pair(t));
+  const w = writeCoalescer();
+  for (const p of pairs) w.attach(p.client);
+  pairs.forEach((p, i) => {
+    p.client.cork();
+    p.client.write(`m${i}`);
+    p.client.uncork();
+    t.equal(p.client.writableCorked, i === MAX_HELD - 1 ? 0 : 1, `socket ${i} after its uncork`);
+  });
+  t.same(
+    pairs.map((p) => p.client.writableCorked),
+    pairs.map(() => 0),
+    "none held",
+  );
+  for (const [i, p] of pairs.entries()) t.equal(await until(p.received, `m${i}`), `m${i}`);
+  // The turn's own flush still comes, with nothing left to send.
+  await turn();
 });
 
 t.test("end() while held sends the data, then the end", async (t) => {
