@@ -380,10 +380,12 @@ async function main() {
       const label = `${s.name}, ${s.stream ? "streaming (20 chunks)" : "non-streaming"}`;
       if (ONLY && !ONLY.test(label)) continue;
       const direct = await measure(targets.direct, up + s.up.path, s.up, s.expect);
+      // What the proxy's place is sent: the upstream's request, or omnigate's own when a second omnigate stands there.
+      const baseReq = baseline ? s.og : s.up;
       const proxyRounds = [];
       const ogRounds = [];
       for (let i = 0; i < ROUNDS; i++) {
-        proxyRounds.push(await measure(targets.proxy, targets.proxy.base + (baseline ? s.og.path : s.up.path), baseline ? s.og : s.up, s.expect, { warmup: i === 0 }));
+        proxyRounds.push(await measure(targets.proxy, targets.proxy.base + baseReq.path, baseReq, s.expect, { warmup: i === 0 }));
         ogRounds.push(await measure(targets.omnigate, targets.omnigate.base + s.og.path, s.og, s.expect, { warmup: i === 0 }));
       }
       const proxied = combine(proxyRounds);
@@ -399,7 +401,7 @@ async function main() {
         const pr = [];
         const or = [];
         for (let i = 0; i < ROUNDS; i++) {
-          pr.push(atRate(targets.proxy, targets.proxy.base + (baseline ? s.og.path : s.up.path), baseline ? s.og : s.up, rate));
+          pr.push(atRate(targets.proxy, targets.proxy.base + baseReq.path, baseReq, rate));
           or.push(atRate(targets.omnigate, targets.omnigate.base + s.og.path, s.og, rate));
         }
         const added = (k) => or.map((o, i) => o[k] - pr[i][k]);

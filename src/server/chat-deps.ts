@@ -8,6 +8,7 @@
 // `models` and the keys of its `modelMap`; the local engine serves only the
 // names in `local.chatModels` (none when unset); other names are NotFound.
 // The catalog lists every concrete name (globs cannot be listed).
+import type { Socket } from "node:net";
 import { Capability } from "../../gen/omnigate/model/v1/model_pb.js";
 import { IMAGE_PROFILE_IDS, type Config } from "../config.js";
 import { displayName, type ModelEntry } from "../core/model/catalog.js";
@@ -15,7 +16,6 @@ import type { ChannelStates } from "../core/routing/channel-state.js";
 import { channelChatRouting, localOnlyRouting, type ChatRouting } from "../core/routing/chat-routing.js";
 import { chatChannels, isChatVendor } from "../providers/http/chat-upstreams.js";
 import { jsonLogger, type UpstreamLogger } from "../providers/http/log.js";
-import type { Socket } from "node:net";
 import { upstreamPools } from "../providers/http/pools.js";
 import type { ChatProvider } from "../providers/types.js";
 
