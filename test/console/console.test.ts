@@ -16,7 +16,7 @@ resetOutput();
 ensureBundle();
 const server = await startServer({
   config: {
-    local: { blocklist: ["forbidden-topic"], chunkDelayMs: 25, signingSecret: "", faultInjection: true, taskMs: 2000 },
+    local: { blocklist: ["forbidden-topic"], chunkDelayMs: 60, signingSecret: "", faultInjection: true, taskMs: 2000 },
     imageBot: { tileSize: 48, pollIntervalMs: 50, accounts: [], bannedWords: [], translateModel: "" },
     channels: [{ name: "mj", provider: "midjourney", baseUrl: "http://127.0.0.1:9/mj", apiKey: "mj-secret", enabled: false }],
     // Priced, so that a key's spent moves: 0.5 credits per chat request, 1 per image.
