@@ -430,8 +430,8 @@ async function main() {
       rows.push({ scenario: l.label, results: [await measure(targets.omnigate, targets.omnigate.base + l.path, l.req, l.expect, { warmup: "fixed" })] });
       process.stderr.write(`done: ${l.label}\n`);
     }
-    // Peak memory over the scenarios above (the image scenarios included).
-    const peak = { proxy: memKb(proxy.proc.pid, "VmHWM") / 1024, omnigate: memKb(gateway.proc.pid, "VmHWM") / 1024 };
+    // Peak memory over the scenarios above (the image scenarios included); under BENCH_BASELINE_ENV the proxy's place is the second omnigate.
+    const peak = { proxy: memKb(targets.proxy.pid, "VmHWM") / 1024, omnigate: memKb(gateway.proc.pid, "VmHWM") / 1024 };
     let soak;
     if (SOAK > 0 && (!ONLY || ONLY.test("soak"))) {
       // A fresh gateway, so that the soak sees chat alone (not the image engine loaded by the scenarios above).
