@@ -35,8 +35,9 @@
 // module runs) V8 aborts the process (a cppgc check on the concurrent marking
 // handle; test/server/v8-flags.test.ts starts such a process).
 //
-// (The young generation's size cannot be changed once the process runs:
-// `npm start` passes --max-semi-space-size=16 on node's command line.)
+// (The young generation's size and V8's helper threads cannot be changed once
+// the process runs: `npm start` passes --max-semi-space-size=16 and
+// --v8-pool-size=2 on node's command line.)
 // Measured in bench/README.md.
 import { readFileSync } from "node:fs";
 import os from "node:os";
