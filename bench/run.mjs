@@ -368,7 +368,7 @@ async function main() {
     const { g: gateway, port: gwPort } = await startGateway("data");
     // BENCH_BASELINE_ENV ("NAME=value,NAME=value"): an A/B of settings. A second omnigate, started with
     // these variables, takes the bare proxy's place in every round and ratio (the rows keep its label).
-    const baselineEnv = process.env.BENCH_BASELINE_ENV ? Object.fromEntries(process.env.BENCH_BASELINE_ENV.split(",").map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])) : undefined;
+    const baselineEnv = process.env.BENCH_BASELINE_ENV ? Object.fromEntries(process.env.BENCH_BASELINE_ENV.split(",").map((kv) => kv.split(/=(.*)/s, 2))) : undefined;
     const baseline = baselineEnv ? await startGateway("baseline-data", baselineEnv) : undefined;
     const targets = {
       direct: { name: "direct", pid: undefined, base: up },

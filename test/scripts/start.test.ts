@@ -238,7 +238,7 @@ t.test("start.mjs builds, stops esbuild and runs the build's main in its own pro
 });
 
 t.test("npm start runs scripts/start.mjs, and the build finds the repository root", async (t) => {
-  // The young generation is sized on the command line (it cannot change once node runs; src/server/v8-flags.ts sets the rest).
+  // The young generation and V8's helper threads are sized on the command line (neither can change once node runs; src/server/v8-flags.ts sets the rest).
   t.same(startCommand(), ["node", "--max-semi-space-size=16", "--v8-pool-size=2", "scripts/start.mjs"], "what spawnGateway and the bench run");
   const b = await buildServer();
   t.ok(existsSync(path.join(b.dir, "src/server/main.js")));
