@@ -67,6 +67,7 @@ const base64Bytes = (data: string) => new Uint8Array(Buffer.from(data, "base64")
 
 function mediaPart(block: wire.ImageBlock | wire.DocumentBlock): Part {
   const src = block.source;
+  if (src.type === "content") throw new Error("a content document is a stand-in, not media");
   const doc = block.type === "document" ? block : undefined;
   const meta = { name: doc?.title ?? "", context: doc?.context ?? "", citations: doc?.citations?.enabled ?? false };
   let media;
@@ -95,6 +96,25 @@ function standIn(b: wire.SearchResultBlock | wire.ToolReferenceBlock): Part {
   return standInPart(VENDOR, b, text);
 }
 
+/**
+ * A custom content document (source type "content"): Anthropic gets the block
+ * as it came, so it can cite the document block by block; other vendors read
+ * its text blocks as one text, under the title and context when there are any.
+ * The images of such a document have no place in a text and only reach
+ * Anthropic (README, Translation).
+ */
+function contentDocument(b: wire.DocumentBlock & { source: { type: "content" } }): Part {
+  const c = b.source.content;
+  const body = typeof c === "string" ? c : c.flatMap((x) => (x.type === "text" ? [x.text] : [])).join("\n\n");
+  const head = (b.title ? `Document: ${b.title}\n` : "") + (b.context ? `Context: ${b.context}\n` : "");
+  return standInPart(VENDOR, b, head ? `${head}\n${body}` : body);
+}
+
+const isContentDocument = (b: wire.ImageBlock | wire.DocumentBlock): b is wire.DocumentBlock & { source: { type: "content" } } => b.source.type === "content";
+
+/** An image or document block -> a neutral part. */
+const mediaOrDocument = (b: wire.ImageBlock | wire.DocumentBlock): Part => (isContentDocument(b) ? contentDocument(b) : mediaPart(b));
+
 function toolResultParts(content: string | wire.ToolResultContent[] | undefined): Part[] {
   if (content === undefined) return [];
   if (typeof content === "string") return content ? [create(PartSchema, { kind: { case: "text", value: { text: content } } })] : [];
@@ -106,7 +126,7 @@ function toolResultParts(content: string | wire.ToolResultContent[] | undefined)
       case "tool_reference":
         return standIn(b);
       default:
-        return mediaPart(b);
+        return mediaOrDocument(b);
     }
   });
 }
@@ -119,7 +139,7 @@ export function toCorePart(block: wire.ContentBlock, toolNames: Map<string, stri
       return textPart(block);
     case "image":
     case "document":
-      return mediaPart(block);
+      return mediaOrDocument(block);
     case "search_result":
       return standIn(block);
     case "tool_use":

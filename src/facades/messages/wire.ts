@@ -32,10 +32,17 @@ const imageSource = z.discriminatedUnion("type", [
 
 export const imageBlock = z.looseObject({ type: z.literal("image"), source: imageSource, cache_control: cacheControl });
 
+/** A custom content document: the client's own text (and image) blocks, which Anthropic cites block by block. */
+const contentDocumentSource = z.object({
+  type: z.literal("content"),
+  content: z.union([z.string(), z.array(z.discriminatedUnion("type", [textBlock, imageBlock]))]),
+});
+
 const documentSource = z.discriminatedUnion("type", [
   z.object({ type: z.literal("base64"), media_type: z.literal("application/pdf"), data: base64Data }),
   z.object({ type: z.literal("text"), media_type: z.literal("text/plain"), data: z.string() }),
   z.object({ type: z.literal("url"), url: z.url() }),
+  contentDocumentSource,
 ]);
 
 export const documentBlock = z.looseObject({

@@ -239,6 +239,35 @@ t.test("fromCore: stop sequence and code parts", async (t) => {
   t.same(usageOf(undefined), { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
 });
 
+t.test("toCore: a content document is a text part carrying the whole block for Anthropic", async (t) => {
+  const img = { type: "image", source: { type: "url", url: "https://x.test/a.png" } };
+  const blocks = { type: "document", source: { type: "content", content: [{ type: "text", text: "Clause 1." }, img, { type: "text", text: "Clause 2." }] }, title: "Terms", context: "2026 edition", citations: { enabled: true } };
+  const plain = { type: "document", source: { type: "content", content: "Just text." } };
+  const { input, clientField } = toCoreChatInput(
+    parse({
+      model: "claude-x",
+      max_tokens: 10,
+      messages: [
+        { role: "user", content: [blocks, plain] },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "fetch", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ ...plain, title: "Fetched" }] }] },
+      ],
+    }),
+    ctx,
+  );
+  const [a, b] = input.turns[0]!.parts;
+  t.equal(a!.kind.case, "text");
+  t.equal(a!.kind.case === "text" && a!.kind.value.text, "Document: Terms\nContext: 2026 edition\n\nClause 1.\n\nClause 2.", "others read its text blocks under its title and context; the image has no place in a text");
+  t.same(a!.vendorExtras.anthropic, blocks, "Anthropic gets the block as it came, image and citations included");
+  t.equal(b!.kind.case === "text" && b!.kind.value.text, "Just text.", "a string content is the text itself");
+  t.same(b!.vendorExtras.anthropic, plain);
+  const tr = input.turns[2]!.parts[0]!.kind;
+  const inner = tr.case === "toolResult" ? tr.value.content[0]! : undefined;
+  t.equal(inner?.kind.case === "text" && inner.kind.value.text, "Document: Fetched\n\nJust text.", "inside a tool result too");
+  t.same(inner?.vendorExtras.anthropic, { ...plain, title: "Fetched" });
+  t.equal(clientField("turns[0].parts[1]"), "messages.0.content.1");
+});
+
 t.test("toCore: a search result or tool reference is a text part carrying the whole block for Anthropic", async (t) => {
   const result = { type: "search_result", source: "https://x.test/a", title: "A", content: [{ type: "text", text: "one" }, { type: "text", text: "two" }], citations: { enabled: true } };
   const { input, clientField } = toCoreChatInput(

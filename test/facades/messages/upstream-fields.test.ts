@@ -207,3 +207,55 @@ t.test("search results and tool references: Anthropic gets the blocks as they ar
   t.match((bad?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: "messages.0.content.0.content: Input should be a valid list" });
   t.equal(anthropic.requests.length, 2, "and never reaches the upstream");
 });
+
+t.test("content documents: Anthropic gets the block as it came and cites it by block, other vendors read its text", async (t) => {
+  const cited = {
+    id: "msg_01",
+    type: "message",
+    role: "assistant",
+    model: "claude-x",
+    content: [
+      {
+        type: "text",
+        text: "Refunds take 14 days.",
+        citations: [{ type: "content_block_location", cited_text: "Refunds take 14 days.", document_index: 0, document_title: "Policy", start_block_index: 1, end_block_index: 2 }],
+      },
+    ],
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: 30, output_tokens: 6 },
+  };
+  const { anthropic, openai, gemini, c } = await threeUpstreams(t, () => ({ json: cited }));
+  const policy: Anthropic.DocumentBlockParam = {
+    type: "document",
+    source: { type: "content", content: [{ type: "text", text: "Orders ship in 2 days." }, { type: "text", text: "Refunds take 14 days." }] },
+    title: "Policy",
+    context: "Shop terms",
+    citations: { enabled: true },
+    cache_control: { type: "ephemeral" },
+  };
+  const messages: Anthropic.MessageParam[] = [{ role: "user", content: [policy, { type: "text", text: "How long do refunds take?" }] }];
+
+  const a = await c.messages.create({ model: "claude-x", max_tokens: 1024, messages });
+  t.same((anthropic.requests[0]!.body.messages as { content: unknown[] }[])[0]!.content[0], policy, "the document reaches Anthropic as it came");
+  const first = a.content[0];
+  t.equal(first?.type, "text");
+  t.same(first?.type === "text" ? first.citations : undefined, cited.content[0]!.citations, "and its block citations come back to the client");
+
+  await c.messages.create({ model: "gpt-x", max_tokens: 1024, messages });
+  const o = JSON.stringify(openai.requests[0]!.body.messages);
+  t.match(o, /Document: Policy\\nContext: Shop terms\\n\\nOrders ship in 2 days\.\\n\\nRefunds take 14 days\./, "an OpenAI-compatible upstream reads it as text");
+  t.notMatch(o, /"type":"document"|"content_block_location"|cache_control/, "not as an Anthropic block");
+
+  await c.messages.create({ model: "gemini-x", max_tokens: 1024, messages });
+  const g = JSON.stringify(gemini.requests[0]!.body.contents);
+  t.match(g, /Document: Policy.*Refunds take 14 days\./, "Gemini reads it as text too");
+  t.notMatch(g, /"type":"document"/);
+
+  const bad = await c.messages
+    .create({ model: "claude-x", max_tokens: 1024, messages: [{ role: "user", content: [{ type: "document", source: { type: "content", content: 5 } } as unknown as Anthropic.DocumentBlockParam] }] })
+    .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+  t.equal(bad?.status, 400, "a malformed content document is refused in the Messages format");
+  t.match((bad?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: "messages.0.content.0.source.content: Input should be a valid string or a valid list" });
+  t.equal(anthropic.requests.length, 1, "and never reaches the upstream");
+});
