@@ -173,7 +173,8 @@ export class MessagesStreamMachine {
     if (k === "toolCall" && rendered.type === "tool_use") {
       this.sawToolCall = true;
       this.block = { part, index, kind: "tool_use", json: "" };
-      start({ type: "tool_use", id: rendered.id, name: rendered.name, input: {} });
+      // The rendered block with its input left for the deltas (an Anthropic member call keeps its toolset_name).
+      start({ ...rendered, input: {} });
     } else if (k === "thinking") {
       this.block = { part, index, kind: "thinking", json: "" };
       start({ type: "thinking", thinking: "", signature: "" });

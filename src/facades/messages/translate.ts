@@ -2,7 +2,7 @@
 // toCore* turns a validated request into a ChatInput, fromCore* turns a
 // GenerateResponse into a message. No I/O, no clock.
 import { type JsonObject } from "@bufbuild/protobuf";
-import { opaqueBlock, opaquePart, standInPart, unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
+import { isWholeBlock, opaqueBlock, opaquePart, standInPart, unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   ChatInputSchema,
@@ -91,9 +91,19 @@ function textPart(block: wire.TextBlock): Part {
  * result: its title, source and text; a tool reference: the tool's name):
  * Anthropic gets the block as it came (it cites into a search result).
  */
-function standIn(b: wire.SearchResultBlock | wire.ToolReferenceBlock): Part {
-  const text = b.type === "search_result" ? `Search result: ${b.title}\nSource: ${b.source}\n\n${b.content.map((c) => c.text).join("\n\n")}` : `Tool reference: ${b.tool_name}`;
-  return standInPart(VENDOR, b, text);
+function standIn(b: wire.SearchResultBlock | wire.ToolReferenceBlock | wire.BrowserStateBlock): Part {
+  return standInPart(VENDOR, b, standInText(b));
+}
+
+function standInText(b: wire.SearchResultBlock | wire.ToolReferenceBlock | wire.BrowserStateBlock): string {
+  switch (b.type) {
+    case "search_result":
+      return `Search result: ${b.title}\nSource: ${b.source}\n\n${b.content.map((c) => c.text).join("\n\n")}`;
+    case "tool_reference":
+      return `Tool reference: ${b.tool_name}`;
+    case "browser_state":
+      return `Browser state: ${JSON.stringify(b.state_changes ? { tabs: b.tabs, state_changes: b.state_changes } : { tabs: b.tabs })}`;
+  }
 }
 
 /**
@@ -124,6 +134,7 @@ function toolResultParts(content: string | wire.ToolResultContent[] | undefined)
         return textPart(b);
       case "search_result":
       case "tool_reference":
+      case "browser_state":
         return standIn(b);
       default:
         return mediaOrDocument(b);
@@ -183,7 +194,8 @@ function toCoreTool(t: wire.Tool): Tool {
   }
   const config: JsonObject = {};
   for (const [k, v] of Object.entries(t)) if (k !== "type" && k !== "name" && k !== "cache_control" && v !== undefined) config[k] = v as JsonObject[string];
-  return create(ToolSchema, { kind: { case: "vendor", value: { type: t.type, name: t.name, config } }, ...cc });
+  // A toolset has no name of its own (its members are named in `configs`).
+  return create(ToolSchema, { kind: { case: "vendor", value: { type: t.type, name: typeof t.name === "string" ? t.name : "", config } }, ...cc });
 }
 
 const TOOL_CHOICE_MODES = { auto: ToolChoiceMode.AUTO, any: ToolChoiceMode.ANY, tool: ToolChoiceMode.ANY, none: ToolChoiceMode.NONE } as const;
@@ -352,6 +364,18 @@ export function wireSignature(issuer: string, value: string): string {
   return encodeSignature(create(SignatureSchema, { issuer: issuer || VENDOR, value }), VENDOR);
 }
 
+/**
+ * A tool call as a tool_use block. Fields an Anthropic upstream put beside the
+ * call (`toolset_name` on a toolset member's call, `caller`) go back to the
+ * client with it: they are this wire's own.
+ */
+function toolUseBlock(p: Part, c: { id: string; name: string; arguments?: JsonObject | undefined }): wire.ResponseBlock {
+  const b: Record<string, unknown> = { type: "tool_use", id: c.id, name: c.name, input: c.arguments ?? {} };
+  const x = p.vendorExtras[VENDOR];
+  if (x && !isWholeBlock(x)) for (const key of Object.keys(x)) if (!(key in b)) b[key] = x[key];
+  return b as wire.ResponseBlock;
+}
+
 /** One neutral part -> a response block; parts the wire cannot carry (media output) give undefined. */
 export function fromCorePart(p: Part): wire.ResponseBlock | undefined {
   const k = p.kind;
@@ -359,7 +383,7 @@ export function fromCorePart(p: Part): wire.ResponseBlock | undefined {
     case "text":
       return k.value.citations.length ? { type: "text", text: k.value.text, citations: k.value.citations } : { type: "text", text: k.value.text };
     case "toolCall":
-      return { type: "tool_use", id: k.value.id, name: k.value.name, input: k.value.arguments ?? {} };
+      return toolUseBlock(p, k.value);
     case "thinking":
       return { type: "thinking", thinking: k.value.text, signature: p.signature ? wireSignature(p.signature.issuer, p.signature.value) : "" };
     case "redactedThinking":

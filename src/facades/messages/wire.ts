@@ -75,7 +75,15 @@ export const searchResultBlock = z.looseObject({
 /** In a tool search's tool result: a deferred tool the model may now call. */
 export const toolReferenceBlock = z.looseObject({ type: z.literal("tool_reference"), tool_name: z.string().min(1), cache_control: cacheControl });
 
-const toolResultContent = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock, searchResultBlock, toolReferenceBlock]);
+/** In a browser toolset member's result: the browser's tabs after the call, and what changed during it. */
+export const browserStateBlock = z.looseObject({
+  type: z.literal("browser_state"),
+  tabs: z.array(jsonObject),
+  state_changes: z.array(jsonObject).nullish(),
+  cache_control: cacheControl,
+});
+
+const toolResultContent = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock, searchResultBlock, toolReferenceBlock, browserStateBlock]);
 
 export const toolResultBlock = z.looseObject({
   type: z.literal("tool_result"),
@@ -160,7 +168,19 @@ export const serverTool = z.looseObject({
   cache_control: cacheControl,
 });
 
-export const tool = z.union([customTool, computerTool, bashTool, textEditorTool, serverTool]);
+/**
+ * Anthropic's toolsets (computer, browser; any dated version): one entry
+ * offers a family of member tools, each set up in `configs` under the member's
+ * name; the entry has no name of its own, and the members' tool_use blocks
+ * carry `toolset_name`.
+ */
+export const toolsetTool = z.looseObject({
+  type: z.string().regex(/^(?:computer|browser)_toolset_\d{8}$/, { abort: true }),
+  configs: z.record(z.string(), jsonObject.nullable()).nullish(),
+  cache_control: cacheControl,
+});
+
+export const tool = z.union([customTool, computerTool, bashTool, textEditorTool, serverTool, toolsetTool]);
 
 const disableParallel = z.boolean().optional();
 export const toolChoice = z.discriminatedUnion("type", [
@@ -227,11 +247,13 @@ function crossChecks(req: { messages: z.infer<typeof message>[]; tools?: z.infer
   }
   const names = new Set<string>();
   (req.tools ?? []).forEach((t, i) => {
+    // A toolset has no name of its own (its members' names are Anthropic's to check).
+    if (typeof t.name !== "string") return;
     if (names.has(t.name)) ctx.addIssue({ code: "custom", path: ["tools", i, "name"], message: "Tool names must be unique." });
     names.add(t.name);
   });
   const tc = req.tool_choice;
-  if (tc && tc.type !== "none" && tc.type !== "auto" && names.size === 0) {
+  if (tc && tc.type !== "none" && tc.type !== "auto" && !req.tools?.length) {
     ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "tool_choice may only be specified while providing tools" });
   }
   if (tc?.type === "tool" && names.size > 0 && !names.has(tc.name)) {
@@ -271,6 +293,7 @@ export type ImageBlock = z.infer<typeof imageBlock>;
 export type DocumentBlock = z.infer<typeof documentBlock>;
 export type SearchResultBlock = z.infer<typeof searchResultBlock>;
 export type ToolReferenceBlock = z.infer<typeof toolReferenceBlock>;
+export type BrowserStateBlock = z.infer<typeof browserStateBlock>;
 export type ToolResultContent = z.infer<typeof toolResultContent>;
 export type CustomTool = z.infer<typeof customTool>;
 export type Tool = z.infer<typeof tool>;

@@ -162,7 +162,8 @@ function toTool(t: Tool, i: number): wire.RequestTool {
       return { name: k.value.name, ...(k.value.description ? { description: k.value.description } : {}), input_schema: k.value.parameters ?? { type: "object", properties: {} }, ...cc };
     case "vendor":
       if (!/_\d{8}$|^tool_search_tool_(?:bm25|regex)$/.test(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
-      return { ...(k.value.config ?? {}), type: k.value.type, name: k.value.name, ...cc };
+      // A toolset (computer_toolset_*, browser_toolset_*) has no name of its own.
+      return { ...(k.value.config ?? {}), type: k.value.type, ...(k.value.name ? { name: k.value.name } : {}), ...cc } as wire.RequestTool;
     case "codeExecution":
       throw refuse(`tools[${i}].code_execution`, "the code execution tool");
     default:

@@ -61,8 +61,16 @@ export function toolCallId(): string {
   return "toolu_" + randomBytes(12).toString("hex");
 }
 
+/** Anthropic's toolsets: the family a computer_toolset_* or browser_toolset_* offers. */
+const TOOLSET = /^(computer|browser)_toolset_\d{8}$/;
+
 /** A ToolCall part for `tool`, with arguments that validate against its schema. */
 export function toolCallPart(tool: Callable, hints: PromptHints): Part {
+  // A toolset is called through one of its members, as Anthropic does: the
+  // screenshot member (both families have it, with nothing it needs), marked
+  // with the toolset's family.
+  const family = tool.case === "vendor" ? TOOLSET.exec(tool.value.type)?.[1] : undefined;
+  if (family) return create(PartSchema, { kind: { case: "toolCall", value: { id: toolCallId(), name: "screenshot", arguments: {} } }, vendorExtras: { anthropic: { toolset_name: family } } });
   const args = tool.case === "function" ? sampleArguments(tool.value.parameters, hints) : vendorInput(tool.value.type, tool.value.name, hints);
   return create(PartSchema, { kind: { case: "toolCall", value: { id: toolCallId(), name: toolName(tool), arguments: args } } });
 }

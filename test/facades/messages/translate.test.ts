@@ -239,6 +239,38 @@ t.test("fromCore: stop sequence and code parts", async (t) => {
   t.same(usageOf(undefined), { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
 });
 
+t.test("toolsets: a nameless vendor tool in, browser state as a stand-in, and a member's call back out with its toolset_name", async (t) => {
+  const state = { type: "browser_state", tabs: [{ tab_id: "1", url: "https://a.test/", title: "A", active: true }] };
+  const { input } = toCoreChatInput(
+    parse({
+      model: "claude-x",
+      max_tokens: 10,
+      tools: [{ type: "browser_toolset_20260801", configs: { navigate: { defer_loading: false } }, cache_control: { type: "ephemeral" } }],
+      messages: [
+        { role: "user", content: "Open a.test" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "navigate", input: { url: "https://a.test/" }, toolset_name: "browser" }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "done" }, state] }] },
+      ],
+    }),
+    ctx,
+  );
+  const tool = input.tools[0]!;
+  t.equal(tool.kind.case, "vendor");
+  t.same(tool.kind.case === "vendor" && { type: tool.kind.value.type, name: tool.kind.value.name, config: tool.kind.value.config }, { type: "browser_toolset_20260801", name: "", config: { configs: { navigate: { defer_loading: false } } } }, "a toolset has no name; its configs travel as the tool's config");
+  t.equal(tool.cacheControl?.type, "ephemeral");
+  const call = input.turns[1]!.parts[0]!;
+  t.same(call.vendorExtras.anthropic, { toolset_name: "browser" }, "a member's call keeps its toolset_name for Anthropic");
+  const tr = input.turns[2]!.parts[0]!.kind;
+  const inner = tr.case === "toolResult" ? tr.value.content[1]! : undefined;
+  t.equal(inner?.kind.case === "text" && inner.kind.value.text, 'Browser state: {"tabs":[{"tab_id":"1","url":"https://a.test/","title":"A","active":true}]}', "others read the browser state as text");
+  t.same(inner?.vendorExtras.anthropic, state, "Anthropic gets it as it came");
+
+  const out = fromCorePart(create(PartSchema, { kind: { case: "toolCall", value: { id: "toolu_2", name: "left_click", arguments: { ref: "e1" } } }, vendorExtras: { anthropic: { toolset_name: "browser", caller: { type: "direct" } } } }));
+  t.same(out, { type: "tool_use", id: "toolu_2", name: "left_click", input: { ref: "e1" }, toolset_name: "browser", caller: { type: "direct" } }, "an Anthropic call's own fields go back to the client");
+  const spoof = fromCorePart(create(PartSchema, { kind: { case: "toolCall", value: { id: "toolu_3", name: "f", arguments: {} } }, vendorExtras: { anthropic: { id: "other", name: "g" }, gemini: { thoughtSignature: "x" } } }));
+  t.same(spoof, { type: "tool_use", id: "toolu_3", name: "f", input: {} }, "extras never replace the call's own fields, and another vendor's never show");
+});
+
 t.test("toCore: a content document is a text part carrying the whole block for Anthropic", async (t) => {
   const img = { type: "image", source: { type: "url", url: "https://x.test/a.png" } };
   const blocks = { type: "document", source: { type: "content", content: [{ type: "text", text: "Clause 1." }, img, { type: "text", text: "Clause 2." }] }, title: "Terms", context: "2026 edition", citations: { enabled: true } };

@@ -259,3 +259,74 @@ t.test("content documents: Anthropic gets the block as it came and cites it by b
   t.match((bad?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: "messages.0.content.0.source.content: Input should be a valid string or a valid list" });
   t.equal(anthropic.requests.length, 1, "and never reaches the upstream");
 });
+
+t.test("toolsets: the computer and browser toolsets reach Anthropic as sent, a member's call comes back with its toolset_name, browser state goes back as it is", async (t) => {
+  const call = { type: "tool_use", id: "toolu_01Nav", name: "navigate", input: { url: "https://shop.example.com/" }, toolset_name: "browser", caller: { type: "direct" } };
+  const answer = {
+    id: "msg_01Toolset",
+    type: "message",
+    role: "assistant",
+    model: "claude-x",
+    content: [{ type: "text", text: "Opening the shop." }, call],
+    stop_reason: "tool_use",
+    stop_sequence: null,
+    usage: { input_tokens: 40, output_tokens: 12 },
+  };
+  const sse = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  const chunks = [
+    sse("message_start", { type: "message_start", message: { ...answer, content: [], stop_reason: null, usage: { input_tokens: 40, output_tokens: 1 } } }),
+    sse("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+    sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Opening the shop." } }),
+    sse("content_block_stop", { type: "content_block_stop", index: 0 }),
+    sse("content_block_start", { type: "content_block_start", index: 1, content_block: { ...call, input: {} } }),
+    sse("content_block_delta", { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"url": "https://shop.' } }),
+    sse("content_block_delta", { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: 'example.com/"}' } }),
+    sse("content_block_stop", { type: "content_block_stop", index: 1 }),
+    sse("message_delta", { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 12 } }),
+    sse("message_stop", { type: "message_stop" }),
+  ];
+  let streamed = false;
+  const { anthropic, openai, gemini, c } = await threeUpstreams(t, () => (streamed ? { headers: { "content-type": "text/event-stream" }, chunks } : { json: answer }));
+  const tools: Anthropic.Messages.ToolUnion[] = [
+    { type: "browser_toolset_20260801", configs: { navigate: { defer_loading: false } } },
+    { type: "computer_toolset_20260801", cache_control: { type: "ephemeral" } },
+  ];
+  const ask: Anthropic.MessageParam = { role: "user", content: "Find the returns page" };
+
+  const first = await c.messages.create({ model: "claude-x", max_tokens: 1024, tools, tool_choice: { type: "any" }, messages: [ask] });
+  t.same(anthropic.requests[0]!.body.tools, tools, "the toolsets go out as sent, with no name added");
+  t.same(anthropic.requests[0]!.body.tool_choice, { type: "any" });
+  t.equal(first.stop_reason, "tool_use");
+  t.same(first.content[1], call, "the member's call comes back with its toolset_name and caller");
+
+  const state = {
+    type: "browser_state" as const,
+    tabs: [{ tab_id: "t1", url: "https://shop.example.com/", title: "Shop", active: true }],
+    state_changes: [{ type: "tab_opened" as const, tab_id: "t1" }],
+  };
+  const result = { type: "tool_result" as const, tool_use_id: "toolu_01Nav", content: [{ type: "text" as const, text: "Navigated." }, state] } as unknown as Anthropic.ToolResultBlockParam;
+  const history: Anthropic.MessageParam[] = [ask, { role: "assistant", content: first.content }, { role: "user", content: [result] }];
+  await c.messages.create({ model: "claude-x", max_tokens: 1024, tools, messages: history });
+  const sent = anthropic.requests[1]!.body.messages as { content: unknown[] }[];
+  t.same(sent[1]!.content[1], call, "the call sent back keeps its toolset_name");
+  t.same(sent[2]!.content[0], result, "and the browser state reaches Anthropic as it came");
+
+  streamed = true;
+  const final = await c.messages.stream({ model: "claude-x", max_tokens: 1024, tools, messages: [ask] }).finalMessage();
+  t.same(final.content[1], call, "streamed: the call, its input sent in deltas, arrives whole with its toolset_name");
+  streamed = false;
+
+  for (const [model, up] of [["gpt-x", openai], ["gemini-x", gemini]] as const) {
+    const refused = await c.messages
+      .create({ model, max_tokens: 1024, tools, messages: [ask] })
+      .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+    t.equal(refused?.status, 400, `${model}: a toolset has no equivalent there, refused in the Messages format`);
+    t.match((refused?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: /tools\.0.*browser_toolset_20260801/ });
+    t.equal(up.requests.length, 0);
+  }
+
+  await c.messages.create({ model: "gpt-x", max_tokens: 1024, messages: history });
+  const o = JSON.stringify(openai.requests[0]!.body.messages);
+  t.match(o, /Browser state: \{\\"tabs\\":\[\{\\"tab_id\\":\\"t1\\"/, "without the tools, a history with browser state reads as text on another vendor");
+  t.notMatch(o, /"type":"browser_state"/);
+});

@@ -95,6 +95,15 @@ t.test("vendor tools", async (t) => {
   t.same(edit.arguments, { command: "view", path: "/srv/app/main.py" });
 });
 
+t.test("a toolset is called through its screenshot member, marked with its family", async (t) => {
+  for (const [type, family] of [["computer_toolset_20260801", "computer"], ["browser_toolset_20260801", "browser"]] as const) {
+    const ps = parts(ask("hi", { tools: [vendorTool(type, "")], toolChoice: { mode: ToolChoiceMode.ANY } }));
+    const call = ps.find((p) => p.kind.case === "toolCall")!;
+    t.same(call.kind.case === "toolCall" && { name: call.kind.value.name, arguments: call.kind.value.arguments }, { name: "screenshot", arguments: {} }, type);
+    t.same(call.vendorExtras.anthropic, { toolset_name: family });
+  }
+});
+
 t.test("tool results are answered in text", async (t) => {
   const callPart = { kind: { case: "toolCall" as const, value: { id: "toolu_1", name: "get_weather", arguments: { city: "Paris" } } } };
   const result = { kind: { case: "toolResult" as const, value: { callId: "toolu_1", content: [{ kind: { case: "text" as const, value: { text: "18C and sunny" } } }] } } };
