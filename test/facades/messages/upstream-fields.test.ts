@@ -8,6 +8,8 @@ import type { ChannelConfig } from "../../../src/config.js";
 import { ADMIN_KEY, ONE_ATTEMPT, startServer, testChannel } from "../../helpers/app.js";
 import { fixture, startFakeUpstream } from "../../fixtures/fake-upstream.js";
 
+/** One event of an Anthropic stream, as the upstream writes it. */
+const sse = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 const chan = (name: string, provider: ChannelConfig["provider"], baseUrl: string, model: string) => testChannel(name, provider, baseUrl, [model]);
 
 /** A gateway with an Anthropic (claude-x), an OpenAI-compatible (gpt-x) and a Gemini (gemini-x) channel, each a fake upstream, and an Anthropic client of it. */
@@ -82,7 +84,6 @@ t.test("server tools: the tool, its blocks in the answer and the same blocks sen
     stop_sequence: null,
     usage: { input_tokens: 20, output_tokens: 9, server_tool_use: { web_search_requests: 1 } },
   };
-  const sse = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   const chunks = [
     sse("message_start", { type: "message_start", message: { ...answer, content: [], stop_reason: null, usage: { input_tokens: 20, output_tokens: 1 } } }),
     sse("content_block_start", { type: "content_block_start", index: 0, content_block: { ...serverUse, input: {} } }),
@@ -272,7 +273,6 @@ t.test("toolsets: the computer and browser toolsets reach Anthropic as sent, a m
     stop_sequence: null,
     usage: { input_tokens: 40, output_tokens: 12 },
   };
-  const sse = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   const chunks = [
     sse("message_start", { type: "message_start", message: { ...answer, content: [], stop_reason: null, usage: { input_tokens: 40, output_tokens: 1 } } }),
     sse("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
@@ -299,12 +299,12 @@ t.test("toolsets: the computer and browser toolsets reach Anthropic as sent, a m
   t.equal(first.stop_reason, "tool_use");
   t.same(first.content[1], call, "the member's call comes back with its toolset_name and caller");
 
-  const state = {
-    type: "browser_state" as const,
+  const state: Anthropic.Messages.BrowserStateBlockParam = {
+    type: "browser_state",
     tabs: [{ tab_id: "t1", url: "https://shop.example.com/", title: "Shop", active: true }],
-    state_changes: [{ type: "tab_opened" as const, tab_id: "t1" }],
+    state_changes: [{ type: "tab_opened", tab_id: "t1" }],
   };
-  const result = { type: "tool_result" as const, tool_use_id: "toolu_01Nav", content: [{ type: "text" as const, text: "Navigated." }, state] } as unknown as Anthropic.ToolResultBlockParam;
+  const result: Anthropic.ToolResultBlockParam = { type: "tool_result", tool_use_id: "toolu_01Nav", content: [{ type: "text", text: "Navigated." }, state] };
   const history: Anthropic.MessageParam[] = [ask, { role: "assistant", content: first.content }, { role: "user", content: [result] }];
   await c.messages.create({ model: "claude-x", max_tokens: 1024, tools, messages: history });
   const sent = anthropic.requests[1]!.body.messages as { content: unknown[] }[];
