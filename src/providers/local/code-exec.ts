@@ -38,11 +38,33 @@ function normalise(text: string): string {
     .replace(/\^/g, "**");
 }
 
+const START = /[-(\d.]/;
+const END = /[\d)]/;
+
+/**
+ * What `/[-(\d.][\d\s.+\-*\/%()]*[\d)]/g` matches, white space collapsed:
+ * in each run of expression characters, from its first possible start to its
+ * last possible end. Found run by run, because that regex rescans the rest of
+ * a run from every position of a run it cannot match in (quadratic: a prompt
+ * of 20,000 dashes took 2 s).
+ */
+export function expressionRuns(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/[\d\s.+\-*/%()]+/g)) {
+    const run = m[0];
+    let from = 0;
+    while (from < run.length && !START.test(run[from]!)) from++;
+    let to = run.length - 1;
+    while (to > from && !END.test(run[to]!)) to--;
+    if (to > from) out.push(run.slice(from, to + 1).trim().replace(/\s+/g, " "));
+  }
+  return out;
+}
+
 /** The longest arithmetic expression in `text` with at least one operator. */
 export function findExpression(text: string): string {
   let best = "";
-  for (const m of normalise(text).matchAll(/[-(\d.][\d\s.+\-*/%()]*[\d)]/g)) {
-    const cand = m[0].trim().replace(/\s+/g, " ");
+  for (const cand of expressionRuns(normalise(text))) {
     if (!/\d\s*(\*\*|\/\/|[-+*/%])\s*[-(\d.]/.test(cand)) continue;
     try {
       evalPython(cand);

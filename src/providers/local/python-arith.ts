@@ -16,8 +16,11 @@ function tokenize(src: string): string[] {
   const out: string[] = [];
   TOKEN.lastIndex = 0;
   let at = 0;
-  while (at < src.length) {
-    if (/^\s*$/.test(src.slice(at))) break;
+  // Where the trailing white space starts (testing the rest after every token
+  // would be quadratic in the number of tokens).
+  let end = src.length;
+  while (end > 0 && /\s/.test(src[end - 1]!)) end--;
+  while (at < end) {
     TOKEN.lastIndex = at;
     const m = TOKEN.exec(src);
     if (!m) throw new PyError("SyntaxError: invalid syntax");
