@@ -3,6 +3,8 @@
 // classes and ranges, `.`, groups, alternation and quantifiers. Anything it
 // cannot read yields undefined and the caller falls back to other candidates.
 
+import { patternTest } from "./safe-pattern.js";
+
 type Node =
   | { t: "chars"; pick: string }
   | { t: "seq"; items: Node[] }
@@ -158,17 +160,16 @@ export function sampleRegex(pattern: string): string | undefined {
     const tree = p.parseAlt();
     if (p.i < pattern.length) return undefined;
     const out = emit(tree);
-    return new RegExp(pattern, "u").test(out) ? out : undefined;
+    return patternTest(pattern)?.(out) ? out : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Whether `value` matches `pattern` (false when the pattern does not compile). */
+/**
+ * Whether `value` matches `pattern` (false when the pattern does not compile),
+ * in time bounded for any value (safe-pattern.ts).
+ */
 export function matchesPattern(value: string, pattern: string): boolean {
-  try {
-    return new RegExp(pattern, "u").test(value);
-  } catch {
-    return false;
-  }
+  return patternTest(pattern)?.(value) ?? false;
 }

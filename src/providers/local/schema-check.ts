@@ -2,6 +2,7 @@
 // branch that matches exactly one alternative. Compiled validators are kept in
 // a small cache; a schema ajv cannot compile is treated as "no opinion".
 import { Ajv, type ValidateFunction } from "ajv";
+import { boundedRegExp } from "./safe-pattern.js";
 
 const MAX_CACHED = 64;
 const cache = new Map<string, ValidateFunction | null>();
@@ -12,7 +13,7 @@ function compile(schema: unknown): ValidateFunction | null {
   let fn: ValidateFunction | null = null;
   try {
     // A fresh instance per schema: ajv keeps every schema it compiled, and ids may repeat.
-    const ajv = new Ajv({ strict: false, validateFormats: false, logger: false });
+    const ajv = new Ajv({ strict: false, validateFormats: false, logger: false, code: { regExp: boundedRegExp } });
     const copy = schema && typeof schema === "object" && !Array.isArray(schema) ? { ...(schema as Record<string, unknown>) } : schema;
     if (copy && typeof copy === "object") {
       delete (copy as Record<string, unknown>).$schema;
