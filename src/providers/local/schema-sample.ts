@@ -15,12 +15,23 @@ const MAX_DEPTH = 8;
 /** Caps on sizes a schema may ask for, so that a hostile schema cannot exhaust memory. */
 const MAX_ITEMS = 64;
 const MAX_LENGTH = 4096;
+/**
+ * Values one instance may hold in all. Sizes multiply with nesting (an array
+ * of 64 arrays of 64 ..., or an object whose required properties all refer
+ * back to the root), so a schema of a few hundred bytes could ask for
+ * billions; past this, values come back as null and the instance stops
+ * growing (it may then not validate, as such a schema would not at a vendor).
+ */
+export const MAX_NODES = 10_000;
+/** oneOf branches told apart by validating; past this the first branch's value is kept. */
+const MAX_BRANCHES = 16;
 
 const isObj = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 class Sampler {
   private numberCursor = 0;
+  private nodes = 0;
   constructor(
     private readonly root: Schema,
     private readonly hints: PromptHints,
@@ -45,8 +56,12 @@ class Sampler {
     return out;
   }
 
+  private get exhausted(): boolean {
+    return this.nodes >= MAX_NODES;
+  }
+
   sample(schema: unknown, key: string, depth: number, variant: number): JsonValue {
-    if (schema === false) return null;
+    if (schema === false || this.nodes++ >= MAX_NODES) return null;
     if (!isObj(schema)) return stringForKey(key, this.hints, variant);
     let s = schema;
     if (typeof s.$ref === "string" && depth < MAX_DEPTH) {
@@ -85,10 +100,12 @@ class Sampler {
   private oneOf(s: Schema, depth: number, key: string, variant: number): JsonValue {
     const base = without(s, "oneOf");
     const branches = (s.oneOf as unknown[]).filter(isObj).map((b) => ({ ...base, ...b }));
+    if (branches.length > MAX_BRANCHES) return this.sample(branches[0], key, depth + 1, variant);
     let first: JsonValue | undefined;
     for (const b of branches) {
       const v = this.sample(b, key, depth + 1, variant);
       first ??= v;
+      if (this.exhausted) break;
       const matching = branches.filter((o) => validates(this.standalone(o), v) !== false).length;
       if (matching === 1) return v;
     }
@@ -168,7 +185,7 @@ class Sampler {
     const itemKey = singular(key);
     const out: JsonValue[] = [];
     const seen = new Set<string>();
-    for (let i = 0; out.length < wanted && i < wanted + 8; i++) {
+    for (let i = 0; out.length < wanted && i < wanted + 8 && !this.exhausted; i++) {
       const itemSchema = tuple && i < tuple.length ? tuple[i] : rest === false ? undefined : rest;
       if (tuple && i >= tuple.length && rest === false) break;
       const v = this.sample(itemSchema ?? {}, itemKey, depth + 1, variant + i);
@@ -191,7 +208,7 @@ class Sampler {
     const out: JsonObject = {};
     for (const k of keys) out[k] = this.sample(props[k] ?? (isObj(s.additionalProperties) ? s.additionalProperties : {}), k, depth + 1, variant);
     const minProps = Math.min(MAX_ITEMS, num(s.minProperties) ?? 0);
-    for (let i = 1; Object.keys(out).length < minProps && s.additionalProperties !== false && i <= MAX_ITEMS; i++) {
+    for (let i = 1; Object.keys(out).length < minProps && s.additionalProperties !== false && i <= MAX_ITEMS && !this.exhausted; i++) {
       out[`extra_${i}`] = this.sample(isObj(s.additionalProperties) ? s.additionalProperties : {}, `extra_${i}`, depth + 1, variant);
     }
     return out;
