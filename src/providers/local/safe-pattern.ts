@@ -7,7 +7,20 @@
 // runs on V8's engine, but only on strings short enough that even an
 // exponential pattern ends in milliseconds; a longer string counts as not
 // matching, and the sampler then builds one from the pattern.
-import { RE2JS } from "re2js";
+import { createRequire } from "node:module";
+import type { RE2JS as RE2JSClass } from "re2js";
+
+let re2: typeof RE2JSClass | undefined;
+/**
+ * re2js, loaded on the first pattern (its CommonJS build, so the load is
+ * synchronous): about 0.9 MB of heap and 3.7 MB of RSS that an instance
+ * without the local engine's structured output never needs, and the RSS
+ * target of the benchmarks has little room (bench/README.md).
+ */
+const RE2JS = (): typeof RE2JSClass => (re2 ??= (createRequire(import.meta.url)("re2js") as typeof import("re2js")).RE2JS);
+
+/** Whether re2js has been loaded (for the test that it is loaded lazily). */
+export const re2Loaded = (): boolean => re2 !== undefined;
 
 /** Longest string a pattern RE2 cannot take is tested on (3^12 steps is about half a million). */
 export const MAX_BACKTRACKED = 12;
@@ -25,7 +38,7 @@ function compile(pattern: string): PatternTest | null {
     return null;
   }
   try {
-    const re = RE2JS.compile(pattern);
+    const re = RE2JS().compile(pattern);
     return (s) => re.matcher(s).find();
   } catch {
     return (s) => s.length <= MAX_BACKTRACKED && js.test(s);

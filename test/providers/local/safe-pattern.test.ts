@@ -5,13 +5,19 @@
 // pattern a long string would hang the same way, so a regression fails by the
 // file's timeout.
 import t from "tap";
-import { MAX_BACKTRACKED, patternTest } from "../../../src/providers/local/safe-pattern.js";
+import { MAX_BACKTRACKED, patternTest, re2Loaded } from "../../../src/providers/local/safe-pattern.js";
 import { matchesPattern, sampleRegex } from "../../../src/providers/local/regex-sample.js";
 import { validates } from "../../../src/providers/local/schema-check.js";
 import { ADMIN_KEY, startServer } from "../../helpers/app.js";
 
 const EVIL = ["^(a+)+$", "^(\\w+\\s?)+$", "^((a+)+)+$", "^(a|aa)+$", "(x+x+)+y"];
 const LONG = "a".repeat(43) + "!";
+
+t.test("re2js is loaded by the first pattern, not at start", async (t) => {
+  t.equal(re2Loaded(), false, "not by importing the local engine's modules");
+  patternTest("^a$");
+  t.equal(re2Loaded(), true);
+});
 
 t.test("the answers of ECMAScript's engine on the patterns schemas use", async (t) => {
   const patterns = ["^[a-z]{3}-\\d{2,4}$", "^\\p{Lu}\\p{Ll}+$", "^[A-Z0-9._%+-]+@[A-Z0-9.-]+\\.[A-Z]{2,}$", "\\d", "^(?:\\+?1[-. ]?)?\\(?\\d{3}\\)?[-. ]?\\d{3}[-. ]?\\d{4}$", "^#[0-9a-fA-F]{6}$", "^$", "colou?r", "^[^\\s]+$", "^\\w+$"];
