@@ -16,10 +16,9 @@ function tokenize(src: string): string[] {
   const out: string[] = [];
   TOKEN.lastIndex = 0;
   let at = 0;
-  // Where the trailing white space starts (testing the rest after every token
-  // would be quadratic in the number of tokens).
-  let end = src.length;
-  while (end > 0 && /\s/.test(src[end - 1]!)) end--;
+  // Where the trailing white space starts (trimEnd drops what \s matches);
+  // testing the rest after every token would be quadratic in the tokens.
+  const end = src.trimEnd().length;
   while (at < end) {
     TOKEN.lastIndex = at;
     const m = TOKEN.exec(src);

@@ -14,16 +14,8 @@ import { messageAsEvents } from "../../../src/providers/anthropic/client.js";
 import { collectStream } from "../../../src/core/chat/stream.js";
 import { guardStream } from "../../../src/core/chat/stream-guard.js";
 import { fixture } from "../../fixtures/fake-upstream.js";
+import { rng } from "../../helpers/rng.js";
 
-/** A small deterministic PRNG (mulberry32). */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type R = () => number;
 const pick = <T>(r: R, xs: T[]): T => xs[Math.floor(r() * xs.length)]!;

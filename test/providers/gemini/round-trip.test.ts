@@ -14,15 +14,8 @@ import { collectStream } from "../../../src/core/chat/stream.js";
 import { guardStream } from "../../../src/core/chat/stream-guard.js";
 import { idSource } from "../../../src/providers/chat-shared/parts.js";
 import { fixture } from "../../fixtures/fake-upstream.js";
+import { rng } from "../../helpers/rng.js";
 
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 type R = () => number;
 const pick = <T>(r: R, xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
 const maybe = (r: R, p = 0.5) => r() < p;

@@ -11,20 +11,11 @@ import { trimEndDots } from "../../../src/providers/local/images/prompt-rewrite.
 import { promptHints } from "../../../src/providers/local/prompt.js";
 import { evalPython, formatPython } from "../../../src/providers/local/python-arith.js";
 import { ADMIN_KEY, startServer } from "../../helpers/app.js";
+import { rng, type Rng } from "../../helpers/rng.js";
 
 const MB = 1 << 20;
 
-/** A deterministic pseudo-random generator (mulberry32), so a failure repeats. */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const randomText = (rand: () => number, alphabet: string, max: number) =>
+const randomText = (rand: Rng, alphabet: string, max: number) =>
   Array.from({ length: Math.floor(rand() * max) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join("");
 
 t.test("expressionRuns finds what the old pattern matched", async (t) => {
