@@ -28,6 +28,8 @@ import type { ImageBotDeps } from "./image-bot/deps.js";
 import { taskService } from "./image-bot/task-service.js";
 import { VideoService } from "../../gen/omnigate/video/v1/video_pb.js";
 import { videoService, type VideoServiceDeps } from "./video/video-service.js";
+import { FileService } from "../../gen/omnigate/file/v1/file_pb.js";
+import { fileService, type FileServiceDeps } from "./file/file-service.js";
 
 export interface CoreDeps {
   auth: Authenticator;
@@ -40,6 +42,8 @@ export interface CoreDeps {
   imageBot?: ImageBotDeps;
   /** Video tasks (/v1/video/generations, /v1/videos); registered when given. */
   video?: VideoServiceDeps;
+  /** Files clients upload and name in chat requests (/v1/files); registered when given. */
+  files?: FileServiceDeps;
   /**
    * Scopes, rate limits and budgets, applied to every call after authentication;
    * `usage` receives the usage records of calls whose service writes none itself
@@ -65,6 +69,7 @@ export function buildCore(deps: CoreDeps): Core {
     if (deps.image) router.service(ImageService, imageService(deps.image));
     if (deps.imageBot) router.service(TaskService, taskService(deps.imageBot));
     if (deps.video) router.service(VideoService, videoService(deps.video));
+    if (deps.files) router.service(FileService, fileService(deps.files));
   };
   const interceptors = [
     ...(deps.outerInterceptors ?? []),

@@ -106,15 +106,17 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const tasks = await createTaskDeps(config, storage, files, now, channels, taskRefunds({ prices: config.prices, keys: storage.keys, usage: storage.usage, now }));
   const videos = createVideoDeps(config, storage, files, tasks.runner, now, channels);
   const limiter = redis ? (await import("../core/tenancy/redis-limiter.js")).redisLimiter(redis) : memoryLimiter(now);
+  const fileApi = { blobs: files.blobs, files: storage.files, maxBytes: config.fileMaxBytes, now };
   const core = buildCore({
     auth,
     catalog,
     admin: { keys: storage.keys, usage: storage.usage, auth, now, channels },
     tenancy: { limiter, budgets: budgets(storage.keys), prices: config.prices, usage: storage.usage, now },
-    chat: { routing: chatRouting, usage: storage.usage, cachedContents: storage.cachedContents, prices: config.prices, now },
+    chat: { routing: chatRouting, usage: storage.usage, cachedContents: storage.cachedContents, files: fileApi, prices: config.prices, now },
     image: images.service,
     imageBot: tasks.imageBot,
     video: videos.service,
+    files: fileApi,
     outerInterceptors: [metricsInterceptor(metrics)],
   });
   const chatClient = createClient(ChatService, core.transport);

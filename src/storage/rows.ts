@@ -167,6 +167,7 @@ export interface FileRow {
   expire_time: number | null;
   owner_key_id: string | null;
   kind: string;
+  filename: string | null;
 }
 
 export function fileFromRow(r: FileRow): FileRecord {
@@ -178,6 +179,7 @@ export function fileFromRow(r: FileRow): FileRecord {
     expireTime: r.expire_time ?? undefined,
     ownerKeyId: r.owner_key_id ?? undefined,
     kind: r.kind,
+    ...(r.filename !== null && r.filename !== undefined ? { filename: r.filename } : {}),
   };
 }
 

@@ -203,14 +203,35 @@ export interface FileRecord {
   createTime: number;
   expireTime?: number | undefined;
   ownerKeyId?: string | undefined;
-  /** What produced it: "image", "image-bot", "video", "upload". */
+  /** What produced it: "image", "image-bot", "video", "upload" (a video's reference image), "file" (the Files API). */
   kind: string;
+  /** The client's name for it (Files API uploads). */
+  filename?: string | undefined;
+}
+
+/** Where a listing of files resumes: after this file, in newest-first order. */
+export interface FileCursor {
+  createTime: number;
+  id: string;
+}
+
+export interface FileListQuery {
+  kind: string;
+  /** Only this key's files; undefined: every key's. */
+  ownerKeyId?: string | undefined;
+  limit: number;
+  /** Files older than this one (newest first: create_time, then id, descending). */
+  after?: FileCursor | undefined;
+  /** Instead: the `limit` files just newer than this one, still returned newest first. */
+  before?: FileCursor | undefined;
 }
 
 export interface FileStore {
   insert(file: FileRecord): Promise<void>;
   get(id: string): Promise<FileRecord | undefined>;
   delete(id: string): Promise<boolean>;
+  /** Files of one kind, newest first. */
+  list(q: FileListQuery): Promise<FileRecord[]>;
   listExpired(now: number, limit: number): Promise<FileRecord[]>;
   /** Which of these ids have a record. */
   existing(ids: readonly string[]): Promise<Set<string>>;

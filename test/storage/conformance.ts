@@ -359,6 +359,23 @@ export function storageConformance(t: Test, open: OpenStorage): void {
     t.equal(await s.files.get("file_1"), undefined);
   });
 
+  t.test("files: names and a key's files newest first", async (t) => {
+    const s = await store(t);
+    const up = (id: string, createTime: number, ownerKeyId: string, kind = "file") => ({ id, mimeType: "text/plain", size: 5, createTime, ownerKeyId, kind, filename: `${id}.txt` });
+    // Two files share a creation time: the id orders them.
+    for (const f of [up("file_a1", T0, "key_a"), up("file_a2", T0 + 1, "key_a"), up("file_a3", T0 + 1, "key_a"), up("file_a4", T0 + 2, "key_a"), up("file_b1", T0 + 3, "key_b"), up("file_v1", T0 + 4, "key_a", "video")]) {
+      await s.files.insert(f);
+    }
+    t.same(await s.files.get("file_a1"), up("file_a1", T0, "key_a"), "the file name round-trips");
+    t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 10 })), ["file_a4", "file_a3", "file_a2", "file_a1"], "one key's files of one kind, newest first, ties by id");
+    t.same(ids(await s.files.list({ kind: "file", limit: 10 })), ["file_b1", "file_a4", "file_a3", "file_a2", "file_a1"], "every key's");
+    t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 2 })), ["file_a4", "file_a3"], "limited");
+    t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 2, after: { createTime: T0 + 1, id: "file_a3" } })), ["file_a2", "file_a1"], "after a file: the older ones, a tie resumed by id");
+    t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 2, before: { createTime: T0, id: "file_a1" } })), ["file_a3", "file_a2"], "before a file: the nearest newer ones, still newest first");
+    t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 10, before: { createTime: T0 + 1, id: "file_a2" } })), ["file_a4", "file_a3"], "before, a tie resumed by id");
+    t.same(await s.files.list({ kind: "file", ownerKeyId: "key_c", limit: 10 }), [], "a key with none");
+  });
+
   t.test("cachedContents", async (t) => {
     const s = await store(t);
     const big = new Uint8Array(200_000).map((_, i) => (i * 31) % 256);

@@ -6,18 +6,21 @@ import { recordQuietly, type CachedContentStore, type UsageStore } from "../../s
 import type { ChatRoute, ChatRouting } from "../routing/chat-routing.js";
 import { streamWithFallback, unaryWithFallback } from "../routing/retry.js";
 import { formatKey, principalKey, requestIdKey } from "../context.js";
-import { asConnectError, notFound } from "../errors.js";
+import { asConnectError, notFound, unauthenticated } from "../errors.js";
 import { checkChatInput } from "./validate.js";
 import type { PriceTable } from "../tenancy/prices.js";
 import { usageCost } from "../tenancy/chat-meter.js";
 import { moveEventToCache, moveToCache, resolveCachedContext } from "./cached-context.js";
 import { openOnFirstNext, promiseOf } from "../iter.js";
+import { hasFileRefs, resolveFileRefs, type FileResolveDeps } from "../file/resolve.js";
 
 export interface ChatServiceDeps {
   routing: ChatRouting;
   usage?: UsageStore;
   /** Cached contents (generate-content cachedContents); input.cached_content is expanded from here. */
   cachedContents?: CachedContentStore;
+  /** The Files API's files; a media part naming one (file_id) gets its bytes from here. */
+  files?: FileResolveDeps;
   /** Prices, so usage records carry the credits the call cost. */
   prices?: PriceTable;
   now?: () => number;
@@ -55,6 +58,15 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
   // Without cached content there is nothing to resolve (and no promise to make).
   const withCache = (input: ChatInput, ctx: HandlerContext, requireTurns = true) =>
     input.cachedContent ? resolveCachedContext(deps.cachedContents, input, ctx.values.get(principalKey)?.keyId ?? "", now(), requireTurns) : { input, cachedTokens: 0n };
+  // Named files are read in before anything else looks at the request (a
+  // request without one, the usual case, is passed on as it is).
+  const withFiles = (input: ChatInput, ctx: HandlerContext): ChatInput | Promise<ChatInput> => {
+    if (!hasFileRefs(input)) return input;
+    const p = ctx.values.get(principalKey);
+    if (!p) throw unauthenticated("missing API key");
+    return resolveFileRefs(input, deps.files, p);
+  };
+  const prepare = async (input: ChatInput, ctx: HandlerContext, requireTurns = true) => withCache(await withFiles(input, ctx), ctx, requireTurns);
 
   /** One routed unary call with its usage record, as a promise chain (an unroutable model throws at once). */
   const generateWith = (input: ChatInput, cachedTokens: bigint, ctx: HandlerContext): Promise<GenerateResponse> => {
@@ -85,8 +97,8 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
     generate(req, ctx) {
       return promiseOf(() => {
         const checked = checkChatInput(req.input, { requireTurns: true });
-        if (!checked.cachedContent) return generateWith(checked, 0n, ctx);
-        return Promise.resolve(withCache(checked, ctx)).then(({ input, cachedTokens }) => generateWith(input, cachedTokens, ctx));
+        if (!checked.cachedContent && !hasFileRefs(checked)) return generateWith(checked, 0n, ctx);
+        return prepare(checked, ctx).then(({ input, cachedTokens }) => generateWith(input, cachedTokens, ctx));
       });
     },
     // Not an async generator: the request is checked and routed on the first
@@ -95,7 +107,7 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
     // generator relaying the events cost a promise and a resumption per event).
     streamGenerate(req, ctx) {
       return openOnFirstNext(async () => {
-        const { input, cachedTokens } = await withCache(checkChatInput(req.input, { requireTurns: true }), ctx);
+        const { input, cachedTokens } = await prepare(checkChatInput(req.input, { requireTurns: true }), ctx);
         const routes = routesFor(deps.routing, input);
         let r = routes[0];
         const started = now();
@@ -118,7 +130,7 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
       });
     },
     async countTokens(req, ctx) {
-      const { input, cachedTokens } = await withCache(checkChatInput(req.input, { requireTurns: false }), ctx, false);
+      const { input, cachedTokens } = await prepare(checkChatInput(req.input, { requireTurns: false }), ctx, false);
       const routes = routesFor(deps.routing, input);
       const counted = await unaryWithFallback(deps.routing, routes, ctx.signal, (x) => x.provider.countTokens(input, callCtx(ctx, x)));
       const moved = counted.inputTokens < cachedTokens ? counted.inputTokens : cachedTokens;

@@ -12,6 +12,8 @@ export interface WireError {
   message: string;
   /** Seconds for a retry-after header. */
   retryAfter?: number;
+  /** The API's specific error code (error.details.error_code). */
+  errorCode?: string;
 }
 
 const TABLE: Record<Code, { status: number; type: ErrorType }> = {
@@ -41,6 +43,9 @@ const BY_REASON: Record<string, { status: number; type: ErrorType }> = {
 
 const SERVER_SIDE = new Set<Code>([Code.Internal, Code.Unknown, Code.DataLoss]);
 
+/** Reasons the API names in error.details.error_code (the 1.x SDK raises a typed error for each). */
+const ERROR_CODES = new Set(["file_expired", "file_not_downloadable", "storage_quota_exceeded"]);
+
 /** ConnectError -> wire error. `clientField` renames a neutral field path into the client's own. */
 export function fromConnectError(err: ConnectError, clientField?: (neutral: string) => string): WireError {
   const detail = errorDetail(err);
@@ -49,7 +54,8 @@ export function fromConnectError(err: ConnectError, clientField?: (neutral: stri
   const field = detail?.field ? (clientField ? clientField(detail.field) : detail.field) : "";
   if (field && !SERVER_SIDE.has(err.code) && !message.startsWith(field)) message = `${field}: ${message}`;
   const retryAfter = err.code === Code.ResourceExhausted || err.code === Code.Unavailable ? retryAfterSeconds(err) : undefined;
-  return { ...row, message, ...(retryAfter !== undefined ? { retryAfter } : {}) };
+  const errorCode = detail?.reason && ERROR_CODES.has(detail.reason) ? detail.reason : undefined;
+  return { ...row, message, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(errorCode ? { errorCode } : {}) };
 }
 
 interface HttpishError {
@@ -75,8 +81,8 @@ export function toWireError(err: unknown, clientField?: (neutral: string) => str
   return { status: 500, type: "api_error", message: "internal error" };
 }
 
-export function errorBody(e: Pick<WireError, "type" | "message">, requestId: string): ErrorBody {
-  return { type: "error", error: { type: e.type, message: e.message }, request_id: requestId };
+export function errorBody(e: Pick<WireError, "type" | "message" | "errorCode">, requestId: string): ErrorBody {
+  return { type: "error", error: { type: e.type, message: e.message, ...(e.errorCode ? { details: { error_code: e.errorCode } } : {}) }, request_id: requestId };
 }
 
 export function invalidRequest(message: string): WireError {

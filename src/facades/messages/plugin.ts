@@ -1,12 +1,13 @@
-// The Messages facade: POST /v1/messages, POST /v1/messages/count_tokens and
-// the Anthropic-shaped GET /v1/models (selected by the anthropic-version
-// header). It authenticates by presence only (the core checks the key),
+// The Messages facade: POST /v1/messages, POST /v1/messages/count_tokens,
+// the Files API (/v1/files, files.ts) and the Anthropic-shaped GET /v1/models
+// (selected by the anthropic-version header). It authenticates by presence only (the core checks the key),
 // validates with zod, translates to the neutral model and back, and renders
 // every error, its own and fastify's, as an Anthropic error body.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import type { z } from "zod";
 import { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { FileService } from "../../../gen/omnigate/file/v1/file_pb.js";
 import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
 import { bearerToken } from "../../core/auth/interceptor.js";
 import { randomHex } from "../../core/ids.js";
@@ -15,6 +16,7 @@ import { coreCallOptions, streamCall, unaryCall } from "../shared/call.js";
 import { errorBody, invalidRequest, toWireError, type WireError } from "./errors.js";
 import { describeIssues, issueText, pydanticMessages } from "./issues.js";
 import { isChatModel, pageModels, toModelInfo, UnknownCursorError } from "./models.js";
+import { fileRoutes } from "./files.js";
 import { writeMessagesStream } from "./sse.js";
 import { fromCoreMessage, toCoreChatInput, type CoreRequest } from "./translate.js";
 import * as wire from "./wire.js";
@@ -63,6 +65,7 @@ function headerChecks(opts: { version: boolean; json: boolean }) {
 }
 const postChecks = headerChecks({ version: true, json: true });
 const keyCheck = headerChecks({ version: false, json: false });
+const fileChecks = headerChecks({ version: true, json: false });
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: WireError };
 
@@ -177,5 +180,15 @@ export const messagesFacade: FastifyPluginAsync<FacadeOptions> = async (app, { d
   const chat = createClient(ChatService, deps.core.transport);
   const models = createClient(ModelService, deps.core.transport);
   await app.register(messageRoutes(chat, deps.core.transport), { prefix: "/v1/messages" });
+  await app.register(
+    fileRoutes({
+      files: createClient(FileService, deps.core.transport),
+      maxBytes: deps.config.fileMaxBytes,
+      onRequest: fileChecks,
+      callOptions: (req, reply) => coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!),
+      sendError,
+    }),
+    { prefix: "/v1/files" },
+  );
   await app.register(modelRoutes(models));
 };

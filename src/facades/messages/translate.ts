@@ -73,6 +73,8 @@ function mediaPart(block: wire.ImageBlock | wire.DocumentBlock): Part {
   let media;
   if (src.type === "base64") media = { mimeType: src.media_type, source: { case: "data" as const, value: base64Bytes(src.data) }, ...meta };
   else if (src.type === "text") media = { mimeType: "text/plain", source: { case: "data" as const, value: new TextEncoder().encode(src.data) }, ...meta };
+  // The core reads the file in (and sets its type) before any provider sees it.
+  else if (src.type === "file") media = { mimeType: "", source: { case: "fileId" as const, value: src.file_id }, ...meta };
   else media = { mimeType: block.type === "document" ? "application/pdf" : "", source: { case: "uri" as const, value: src.url }, ...meta };
   const known = block.type === "document" ? DOCUMENT_FIELDS : IMAGE_FIELDS;
   return create(PartSchema, { kind: { case: "media", value: media }, ...cacheControlOf(block.cache_control), ...blockExtras(block, known) });

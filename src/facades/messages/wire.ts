@@ -25,9 +25,13 @@ export const textBlock = z.looseObject({
   cache_control: cacheControl,
 });
 
+/** A file uploaded to /v1/files, named by its id. */
+const fileSource = z.object({ type: z.literal("file"), file_id: z.string().min(1).max(256) });
+
 const imageSource = z.discriminatedUnion("type", [
   z.object({ type: z.literal("base64"), media_type: z.enum(IMAGE_MEDIA_TYPES), data: base64Data }),
   z.object({ type: z.literal("url"), url: z.url() }),
+  fileSource,
 ]);
 
 export const imageBlock = z.looseObject({ type: z.literal("image"), source: imageSource, cache_control: cacheControl });
@@ -43,6 +47,7 @@ const documentSource = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), media_type: z.literal("text/plain"), data: z.string() }),
   z.object({ type: z.literal("url"), url: z.url() }),
   contentDocumentSource,
+  fileSource,
 ]);
 
 export const documentBlock = z.looseObject({
@@ -362,7 +367,8 @@ export type ErrorType =
 
 export interface ErrorBody {
   type: "error";
-  error: { type: ErrorType; message: string };
+  /** details.error_code: the specific error, for the SDK's typed errors (FileExpiredError on "404 file_expired"). */
+  error: { type: ErrorType; message: string; details?: { error_code: string } };
   request_id: string;
 }
 

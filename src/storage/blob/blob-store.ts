@@ -22,6 +22,8 @@ export interface PutOptions {
   /** Time to live from now; without it the file never expires. */
   ttlMs?: number;
   ownerKeyId?: string;
+  /** The client's name for the file (Files API uploads). */
+  filename?: string;
 }
 
 export interface OpenedBlob {
@@ -117,6 +119,7 @@ export function blobStore(opts: BlobStoreOptions): BlobStore {
         expireTime: o.ttlMs !== undefined ? t + o.ttlMs : undefined,
         ownerKeyId: o.ownerKeyId,
         kind: o.kind,
+        ...(o.filename !== undefined ? { filename: o.filename } : {}),
       };
       try {
         await files.insert(record);

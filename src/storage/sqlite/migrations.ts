@@ -134,4 +134,12 @@ export const migrations: Migration[] = [
       ALTER TABLE task_outbox ADD COLUMN claim_until INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 5,
+    name: "file names, and a key's files by age",
+    sql: `
+      ALTER TABLE files ADD COLUMN filename TEXT;
+      CREATE INDEX files_owner_age ON files (kind, owner_key_id, create_time, id);
+    `,
+  },
 ];
