@@ -81,12 +81,12 @@ export async function resolveFileRefs(input: ChatInput, deps: FileResolveDeps | 
       list.map(async (part, i): Promise<Part> => {
         const k = part.kind;
         if (k.case === "media" && k.value.source.case === "fileId") {
-          const got = await load(k.value.source.value, `${path}.${i}.source`);
+          const got = await load(k.value.source.value, `${path}[${i}].source`);
           const media: Media = { ...k.value, mimeType: got.mimeType, source: { case: "data", value: got.data } };
           return { ...part, kind: { case: "media", value: media } };
         }
         if (k.case === "toolResult" && partsHaveRefs(k.value.content)) {
-          return { ...part, kind: { case: "toolResult", value: { ...k.value, content: await parts(k.value.content, `${path}.${i}.content`) } } };
+          return { ...part, kind: { case: "toolResult", value: { ...k.value, content: await parts(k.value.content, `${path}[${i}].content`) } } };
         }
         return part;
       }),
@@ -94,6 +94,6 @@ export async function resolveFileRefs(input: ChatInput, deps: FileResolveDeps | 
   };
 
   const system = await parts(input.system, "system");
-  const turns = await Promise.all(input.turns.map(async (t, i): Promise<Turn> => (partsHaveRefs(t.parts) ? { ...t, parts: await parts(t.parts, `turns.${i}.parts`) } : t)));
+  const turns = await Promise.all(input.turns.map(async (t, i): Promise<Turn> => (partsHaveRefs(t.parts) ? { ...t, parts: await parts(t.parts, `turns[${i}].parts`) } : t)));
   return { ...input, system, turns };
 }

@@ -4,6 +4,7 @@
 // signatures go back where the neutral model keeps them. Every neutral part
 // remembers where it came from, so errors the core raises about a part name
 // the wire field the client sent.
+import { gatewayFileId } from "./files.js";
 import { type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import { CodeOutcome, PartSchema, Role, TurnSchema, type Part, type Turn } from "../../../gen/omnigate/chat/v1/chat_pb.js";
@@ -94,12 +95,16 @@ function dataPart(p: wire.Part, f: string, kind: (typeof DATA_FIELDS)[number] | 
       if (p.videoMetadata || p.mediaResolution) m.vendorExtras = { [GEMINI]: mediaSettings(p) };
       return m;
     }
-    case "fileData":
+    case "fileData": {
+      // One of this gateway's files (files.upload): the core reads it in before routing.
+      const id = gatewayFileId(p.fileData!.fileUri);
+      if (id) return part({ case: "media", value: { mimeType: "", source: { case: "fileId", value: id } } });
       throw invalidArgument(
-        `${f}.fileData: fileData (fileUri) is not supported by this gateway; send the bytes base64-encoded in inlineData instead`,
+        `${f}.fileData: fileUri must name a file uploaded to this gateway (files.upload); send other files base64-encoded in inlineData`,
         `${f}.fileData`,
         "file_data_not_supported",
       );
+    }
     case "functionCall": {
       const c = p.functionCall!;
       const id = ids.call(c.id, c.name, `call_${f.replace(/\D+/g, "_").replace(/^_|_$/g, "")}`);
@@ -251,6 +256,8 @@ export function originField(origins: Origin[][], field: string): string | undefi
   const o = turn[Number(m[2])];
   if (!o) return undefined;
   if (m[3] === ".signature") return `${partPath(o.at, o.sc, o.sp)}.thoughtSignature`;
+  // A named file's part: the core says source, this wire calls it fileData.
+  if (m[3] === ".source") return `${partPath(o.at, o.c, o.p)}.fileData`;
   return partPath(o.at, o.c, o.p) + m[3];
 }
 

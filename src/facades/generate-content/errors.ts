@@ -98,8 +98,9 @@ export function badRequest(message: string, violations: { field: string; descrip
 
 /** A ConnectError from the core (or this facade) as a google.rpc.Status. */
 export function fromConnectError(err: ConnectError): WireError {
-  const [http, name] = TABLE[err.code] ?? [500, "INTERNAL"];
   const d = errorDetail(err);
+  // A file over the size limit is the body-limit error's status, whichever layer found it.
+  const [http, name] = d?.reason === "request_too_large" ? [413, "PAYLOAD_TOO_LARGE"] : (TABLE[err.code] ?? [500, "INTERNAL"]);
   const details: Record<string, unknown>[] = [];
   let message = err.code === Code.Internal || err.code === Code.Unknown ? err.rawMessage || "Internal error encountered." : err.rawMessage;
   if (d?.field && (err.code === Code.InvalidArgument || err.code === Code.FailedPrecondition || err.code === Code.OutOfRange || err.code === Code.NotFound)) {

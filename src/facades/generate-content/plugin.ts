@@ -8,6 +8,7 @@ import { createClient, type CallOptions } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from "fastify";
 import type { z } from "zod";
 import { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { FileService } from "../../../gen/omnigate/file/v1/file_pb.js";
 import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
 import { bearerToken } from "../../core/auth/interceptor.js";
 import { invalidArgument, unauthenticated } from "../../core/errors.js";
@@ -16,6 +17,7 @@ import type { FacadeOptions } from "../../server/facades.js";
 import { coreCallOptions, streamCall, unaryCall } from "../shared/call.js";
 import { fromCoreCachedContent, toCoreCachedContent, toCoreExpiry } from "./cached-contents.js";
 import { atOrigin, notFoundError, toWireError, type WireError } from "./errors.js";
+import { fileRoutes, uploadRoutes, type GeminiFilesOptions } from "./files.js";
 import { DEFAULT_PAGE_SIZE, fromCoreModel, modelId } from "./models.js";
 import { ChunkWriter, CONTENT_TYPES, primeStream, pumpStream, type StreamMode } from "./sse.js";
 import { StreamTranslator } from "./stream.js";
@@ -74,6 +76,14 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
   const models = createClient(ModelService, deps.core.transport);
   const bodyLimit = deps.config.bodyLimitBytes;
   const call = (req: FastifyRequest, reply: FastifyReply) => coreCallOptions(req, reply, SOURCE_FORMAT, apiKey(req));
+  const filesApi: GeminiFilesOptions = {
+    files: createClient(FileService, deps.core.transport),
+    maxBytes: deps.config.fileMaxBytes,
+    publicUrl: deps.config.publicUrl,
+    call,
+    apiKey,
+    now: deps.now,
+  };
 
   app.setErrorHandler((err, req, reply) => {
     const w = toWireError(err, bodyLimit);
@@ -143,7 +153,9 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
   };
 
   /** Routes under one version prefix; `modelsOpts` carries the wire constraint on shared /v1 paths. */
-  const routes = async (scope: FastifyInstance, modelsOpts: RouteShorthandOptions) => {
+  const routes = async (scope: FastifyInstance, modelsOpts: RouteShorthandOptions, version: string) => {
+    fileRoutes(scope, filesApi, version, modelsOpts);
+
     scope.get("/models", modelsOpts, async (req, reply) => {
       const r = await models.listModels(
         { pageSize: pageSize(req) || DEFAULT_PAGE_SIZE, pageToken: queryValue(req, "pageToken", "page_token") ?? "", capability: Capability.CHAT },
@@ -207,9 +219,11 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
   await app.register(
     async (scope) => {
       scope.setNotFoundHandler((req, reply) => sendWireError(reply, notFoundError(`Method not found: ${req.method} ${req.url.split("?")[0]}`)));
-      await routes(scope, {});
+      await routes(scope, {}, "v1beta");
     },
     { prefix: "/v1beta" },
   );
-  await app.register(async (scope) => routes(scope, { constraints: { wire: "gemini" } }), { prefix: "/v1" });
+  await app.register(async (scope) => routes(scope, { constraints: { wire: "gemini" } }, "v1"), { prefix: "/v1" });
+  // The Files API's uploads (both versions: the 2.x SDK uploads to v1beta, the 3.x one to v1).
+  for (const version of ["v1beta", "v1"]) await app.register(uploadRoutes(filesApi, version), { prefix: `/upload/${version}/files` });
 }

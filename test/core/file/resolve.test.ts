@@ -97,13 +97,13 @@ t.test("errors name the part and the reason", async (t) => {
     rec(5, "text/csv", new Uint8Array([0xc3, 0x28])),
   ]);
   const table: Array<[string, ChatInput, object, Code, string, string]> = [
-    ["missing", input([[text("a"), fileRef(9)]]), A, Code.NotFound, "file_not_found", "turns.0.parts.1.source"],
-    ["another key's", input([[fileRef(1)]]), B, Code.NotFound, "file_not_found", "turns.0.parts.0.source"],
-    ["expired", input([[fileRef(3)]]), A, Code.NotFound, "file_expired", "turns.0.parts.0.source"],
-    ["a blob that is not a Files API file", input([[fileRef(4)]]), A, Code.NotFound, "file_not_found", "turns.0.parts.0.source"],
-    ["a zip", input([[text("q")], [text("a")], [toolResult([fileRef(2)])]]), A, Code.InvalidArgument, "unsupported_file_type", "turns.2.parts.0.content.0.source"],
-    ["text/csv that is not UTF-8", input([[fileRef(5)]]), A, Code.InvalidArgument, "unsupported_file_type", "turns.0.parts.0.source"],
-    ["in the system parts", input([[text("q")]], [text("s"), fileRef(9)]), A, Code.NotFound, "file_not_found", "system.1.source"],
+    ["missing", input([[text("a"), fileRef(9)]]), A, Code.NotFound, "file_not_found", "turns[0].parts[1].source"],
+    ["another key's", input([[fileRef(1)]]), B, Code.NotFound, "file_not_found", "turns[0].parts[0].source"],
+    ["expired", input([[fileRef(3)]]), A, Code.NotFound, "file_expired", "turns[0].parts[0].source"],
+    ["a blob that is not a Files API file", input([[fileRef(4)]]), A, Code.NotFound, "file_not_found", "turns[0].parts[0].source"],
+    ["a zip", input([[text("q")], [text("a")], [toolResult([fileRef(2)])]]), A, Code.InvalidArgument, "unsupported_file_type", "turns[2].parts[0].content[0].source"],
+    ["text/csv that is not UTF-8", input([[fileRef(5)]]), A, Code.InvalidArgument, "unsupported_file_type", "turns[0].parts[0].source"],
+    ["in the system parts", input([[text("q")]], [text("s"), fileRef(9)]), A, Code.NotFound, "file_not_found", "system[1].source"],
   ];
   for (const [name, req, who, code, reason, field] of table) {
     const e = await failure(resolveFileRefs(req, deps, who as never));
