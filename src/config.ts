@@ -47,6 +47,8 @@ const localSchema = z
 export const DEFAULT_LOCAL_TASK_MS = 3000;
 /** /v1/files: 20 MiB, which stays inside the vendors' request limits (Anthropic 32 MB, Gemini's inline data 20 MB... base64 is a third larger) once a message sends it upstream inline. */
 export const DEFAULT_FILE_MAX_BYTES = 20 * 1024 * 1024;
+/** Files one key may hold: 1 GiB (Anthropic's is 100 GB an organisation, Google's 20 GB a project; a gateway's disk is shared by every key). */
+export const DEFAULT_FILE_QUOTA_BYTES = 1024 * 1024 * 1024;
 
 /**
  * An upstream channel. The same shape serves every domain (images today, chat
@@ -320,6 +322,7 @@ export const fileSchema = z
     shutdownGraceMs: positiveInt.optional(),
     bodyLimitBytes: positiveInt.optional(),
     fileMaxBytes: positiveInt.optional(),
+    fileQuotaBytes: positiveInt.optional(),
     corsOrigins: corsOrigins.optional(),
     dev: z.boolean().optional(),
     coalesceWrites: z.boolean().optional(),
@@ -353,6 +356,8 @@ export const configSchema = z.object({
   bodyLimitBytes: positiveInt.default(32 * 1024 * 1024),
   /** Largest file /v1/files takes (a file a message names is sent upstream inline). */
   fileMaxBytes: positiveInt.default(DEFAULT_FILE_MAX_BYTES),
+  /** Bytes of unexpired files one key may hold (/v1/files and Gemini's files together). */
+  fileQuotaBytes: positiveInt.default(DEFAULT_FILE_QUOTA_BYTES),
   /**
    * Origins whose browser pages may call the wire formats (CORS), as the vendors' own APIs allow browser
    * SDKs to: ["*"] (any; keys travel in headers, never cookies) by default, [] for none.
@@ -408,6 +413,7 @@ const ENV: Record<string, { key: keyof z.input<typeof configSchema>; parse?: (v:
   OMNIGATE_SHUTDOWN_GRACE_MS: { key: "shutdownGraceMs" },
   OMNIGATE_BODY_LIMIT: { key: "bodyLimitBytes" },
   OMNIGATE_FILE_MAX_BYTES: { key: "fileMaxBytes" },
+  OMNIGATE_FILE_QUOTA_BYTES: { key: "fileQuotaBytes" },
   /** Comma-separated; "none" for no cross-origin access. */
   OMNIGATE_CORS_ORIGINS: { key: "corsOrigins", parse: (v) => (v.trim().toLowerCase() === "none" ? [] : v.split(",").map((s) => s.trim()).filter(Boolean)) },
   OMNIGATE_DEV: { key: "dev", parse: (v) => boolish.parse(v) },

@@ -106,7 +106,7 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const tasks = await createTaskDeps(config, storage, files, now, channels, taskRefunds({ prices: config.prices, keys: storage.keys, usage: storage.usage, now }));
   const videos = createVideoDeps(config, storage, files, tasks.runner, now, channels);
   const limiter = redis ? (await import("../core/tenancy/redis-limiter.js")).redisLimiter(redis) : memoryLimiter(now);
-  const fileApi = { blobs: files.blobs, files: storage.files, maxBytes: config.fileMaxBytes, now };
+  const fileApi = { blobs: files.blobs, files: storage.files, maxBytes: config.fileMaxBytes, quotaBytes: config.fileQuotaBytes, now };
   const core = buildCore({
     auth,
     catalog,

@@ -232,6 +232,8 @@ export interface FileStore {
   delete(id: string): Promise<boolean>;
   /** Files of one kind, newest first. */
   list(q: FileListQuery): Promise<FileRecord[]>;
+  /** Bytes held by one key's files of one kind that have not expired at `now`. */
+  totalSize(q: { kind: string; ownerKeyId: string; now: number }): Promise<number>;
   listExpired(now: number, limit: number): Promise<FileRecord[]>;
   /** Which of these ids have a record. */
   existing(ids: readonly string[]): Promise<Set<string>>;

@@ -374,6 +374,10 @@ export function storageConformance(t: Test, open: OpenStorage): void {
     t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 2, before: { createTime: T0, id: "file_a1" } })), ["file_a3", "file_a2"], "before a file: the nearest newer ones, still newest first");
     t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 10, before: { createTime: T0 + 1, id: "file_a2" } })), ["file_a4", "file_a3"], "before, a tie resumed by id");
     t.same(await s.files.list({ kind: "file", ownerKeyId: "key_c", limit: 10 }), [], "a key with none");
+    await s.files.insert({ ...up("file_a5", T0 + 5, "key_a"), size: 3_000_000_000, expireTime: T0 + 100 });
+    t.equal(await s.files.totalSize({ kind: "file", ownerKeyId: "key_a", now: T0 }), 4 * 5 + 3_000_000_000, "totalSize: one key's bytes of one kind, past 32 bits");
+    t.equal(await s.files.totalSize({ kind: "file", ownerKeyId: "key_a", now: T0 + 100 }), 4 * 5, "expired files do not count");
+    t.equal(await s.files.totalSize({ kind: "file", ownerKeyId: "key_c", now: T0 }), 0, "a key with none holds 0");
   });
 
   t.test("cachedContents", async (t) => {

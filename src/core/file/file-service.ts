@@ -38,6 +38,8 @@ export interface FileServiceDeps {
   files: FileStore;
   /** Largest upload, in bytes. */
   maxBytes: number;
+  /** Bytes of unexpired files one key may hold. */
+  quotaBytes: number;
   now: () => number;
 }
 
@@ -111,6 +113,15 @@ export function fileService(deps: FileServiceDeps): ServiceImpl<typeof FileServi
       const ttl = req.expiresInSeconds;
       if (ttl !== 0n && (ttl < BigInt(MIN_EXPIRES_IN_SECONDS) || ttl > BigInt(MAX_EXPIRES_IN_SECONDS))) {
         throw invalidArgument(`expires_in_seconds must be between ${MIN_EXPIRES_IN_SECONDS} (one hour) and ${MAX_EXPIRES_IN_SECONDS} (ninety days).`, "expires_in_seconds", "invalid_value");
+      }
+      // Concurrent uploads of one key may each pass this check: the quota can be overshot by what is in flight, never by more.
+      const held = await deps.files.totalSize({ kind: FILE_KIND, ownerKeyId: p.keyId, now: deps.now() });
+      if (held + req.data.byteLength > deps.quotaBytes) {
+        throw coreError(
+          Code.InvalidArgument,
+          `This key's files hold ${held} bytes; this file's ${req.data.byteLength} more would pass its quota of ${deps.quotaBytes}. Delete files to free space, then retry the upload.`,
+          { reason: "storage_quota_exceeded", field: "file" },
+        );
       }
       const given = cleanFilename(req.filename);
       const mimeType = detectMimeType(req.data, req.mimeType, given);

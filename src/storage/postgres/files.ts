@@ -41,6 +41,14 @@ export function pgFileStore(db: Db): FileStore {
       if (q.before) r.rows.reverse();
       return r.rows.map(fromRow);
     },
+    async totalSize(q) {
+      const r = await db.query<{ n: string | number }>("SELECT COALESCE(SUM(size), 0) AS n FROM files WHERE kind = $1 AND owner_key_id = $2 AND (expire_time IS NULL OR expire_time > $3)", [
+        q.kind,
+        q.ownerKeyId,
+        q.now,
+      ]);
+      return Number(r.rows[0]!.n);
+    },
     async listExpired(now, limit) {
       const r = await db.query<Row>("SELECT * FROM files WHERE expire_time IS NOT NULL AND expire_time <= $1 ORDER BY expire_time, id LIMIT $2", [now, limit]);
       return r.rows.map(fromRow);

@@ -15,6 +15,7 @@ export function sqliteFileStore(db: Database.Database): FileStore {
         (cursor === "before" ? " ORDER BY create_time ASC, id ASC" : " ORDER BY create_time DESC, id DESC") +
         " LIMIT @limit",
     );
+  const total = db.prepare("SELECT COALESCE(SUM(size), 0) AS n FROM files WHERE kind = ? AND owner_key_id = ? AND (expire_time IS NULL OR expire_time > ?)");
   const pages = new Map<string, Database.Statement>();
   for (const owner of [false, true]) for (const c of ["", "after", "before"] as const) pages.set(`${owner}${c}`, page(owner, c));
   const byId = db.prepare("SELECT * FROM files WHERE id = ?");
@@ -39,6 +40,9 @@ export function sqliteFileStore(db: Database.Database): FileStore {
       const rows = stmt.all({ kind: q.kind, limit: q.limit, ...(q.ownerKeyId !== undefined ? { ownerKeyId: q.ownerKeyId } : {}), ...(at ? { t: at.createTime, id: at.id } : {}) }) as Row[];
       if (q.before) rows.reverse();
       return rows.map(fromRow);
+    },
+    async totalSize(q) {
+      return Number((total.get(q.kind, q.ownerKeyId, q.now) as { n: number }).n);
     },
     async listExpired(now, limit) {
       return (expired.all(now, limit) as Row[]).map(fromRow);

@@ -14,6 +14,7 @@ import { AdminService } from "../../../gen/omnigate/admin/v1/admin_pb.js";
 import { ADMIN_KEY, ONE_ATTEMPT, startServer, testChannel, type TestServer } from "../../helpers/app.js";
 import { fixture, startFakeUpstream } from "../../fixtures/fake-upstream.js";
 import { MODEL, PNG_1X1, textOf } from "./sdks.js";
+import { GoogleGenAI } from "@google/genai";
 
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n");
 const PNG = Buffer.from(PNG_1X1, "base64");
@@ -351,4 +352,31 @@ t.test("a plain @grpc/grpc-js client: upload on FileService, name the file in Ch
   t.equal(res.candidates[0]!.parts.map((p) => p.text?.text ?? "").join(""), "You said: read it");
   await t.rejects(unary(filesSvc, "getFile", { id: "file_" + "1".repeat(32) }), { code: grpc.status.NOT_FOUND });
   await t.rejects(unary(chat, "generate", { input: { model: MODEL, turns: [{ role: "ROLE_USER", parts: [{ media: { fileId: "file_" + "1".repeat(32) } }] }] } }), { code: grpc.status.NOT_FOUND });
+});
+
+t.test("a key's storage quota: storage_quota_exceeded, counted per key, freed by deletes and expiry", async (t) => {
+  let now = Date.UTC(2026, 10, 27, 12);
+  const q = await startServer({ now: () => now, config: { fileQuotaBytes: 100 } });
+  t.teardown(() => q.close());
+  const c = new Anthropic1({ baseURL: q.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 });
+  const bytes = (n: number) => toFile(Buffer.alloc(n, 0x61), "a.txt");
+  const first = await c.files.upload({ file: await bytes(60) });
+  const over = await status(c.files.upload({ file: await bytes(41) }));
+  t.equal(over.status, 400);
+  t.equal(over.body.error?.details?.error_code, "storage_quota_exceeded");
+  await t.rejects(c.files.upload({ file: await bytes(41) }), Anthropic1.StorageQuotaExceededError, "the 1.x SDK's typed error");
+  t.equal((await c.files.upload({ file: await bytes(40) })).size_bytes, 40, "up to the quota exactly");
+  const gemini = await status(
+    new GoogleGenAI({ apiKey: ADMIN_KEY, httpOptions: { baseUrl: q.baseUrl } }).files.upload({ file: new Blob(["x"], { type: "text/plain" }) }),
+  );
+  t.equal(gemini.status, 400, "Gemini's uploads count against the same quota");
+  await c.files.delete(first.id);
+  const brief = await c.files.upload({ file: await bytes(60), expires_in_seconds: 3600 });
+  t.equal(brief.size_bytes, 60, "a delete frees its bytes");
+  now += 3601_000;
+  t.equal((await c.files.upload({ file: await bytes(60) })).size_bytes, 60, "an expired file no longer counts");
+  const admin = createClient(AdminService, createConnectTransport({ baseUrl: q.baseUrl, httpVersion: "1.1" }));
+  const otherKey = (await admin.createKey({ key: { name: "quota-other" } }, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).secret;
+  const other = new Anthropic1({ baseURL: q.baseUrl, apiKey: otherKey, maxRetries: 0 });
+  t.equal((await other.files.upload({ file: await bytes(100) })).size_bytes, 100, "each key has its own quota");
 });
