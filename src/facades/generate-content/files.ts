@@ -7,9 +7,10 @@
 // same files are the Anthropic facade's (/v1/files): one store, two formats.
 //
 // An upload's chunks before the last are held in this instance's memory until
-// the last arrives (at most fileMaxBytes a session, at most MAX_SESSIONS
-// sessions, an hour each): a file of one chunk (8 MiB with the SDK) needs no
-// state, a longer one needs its chunks sent to the same instance.
+// the last arrives (at most fileMaxBytes a session, MAX_SESSIONS sessions and
+// MAX_SESSIONS_PER_KEY a key, an hour each, and heldLimit bytes in all): a
+// file of one chunk (8 MiB with the SDK) needs no state, a longer one needs
+// its chunks sent to the same instance.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import type { CallOptions, Client } from "@connectrpc/connect";
@@ -20,6 +21,9 @@ import { Code, coreError, invalidArgument } from "../../core/errors.js";
 /** How long a file uploaded through this format lives: Google keeps uploads for 48 hours. */
 export const GEMINI_FILE_TTL_S = 48 * 3600;
 export const MAX_SESSIONS = 256;
+export const MAX_SESSIONS_PER_KEY = 8;
+/** Bytes of unfinished uploads held at once, all sessions together: a few files' worth, not MAX_SESSIONS of them. */
+export const heldLimit = (maxBytes: number) => Math.max(64 * 1024 * 1024, 2 * maxBytes);
 const SESSION_TTL_MS = 3600_000;
 const DEFAULT_PAGE = 10;
 const MAX_PAGE = 100;
@@ -81,6 +85,8 @@ export interface GeminiFilesOptions {
   call(req: FastifyRequest, reply: FastifyReply): CallOptions;
   apiKey(req: FastifyRequest): string;
   now(): number;
+  /** Bytes of unfinished uploads held at once (default heldLimit(maxBytes)). */
+  heldBytes?: number;
 }
 
 const header = (req: FastifyRequest, name: string): string | undefined => {
@@ -105,10 +111,17 @@ function pageSizeOf(v: unknown): number {
 /** The upload routes, under /upload/{version}/files (a scope of their own: any body is taken as bytes). */
 export function uploadRoutes(o: GeminiFilesOptions, version: string) {
   const sessions = new Map<string, Session>();
+  let held = 0;
+  const drop = (id: string) => {
+    const s = sessions.get(id);
+    if (s) held -= s.received;
+    sessions.delete(id);
+  };
   const sweep = () => {
     const now = o.now();
-    for (const [id, s] of sessions) if (s.expires <= now) sessions.delete(id);
+    for (const [id, s] of sessions) if (s.expires <= now) drop(id);
   };
+  const busy = (message: string) => coreError(Code.ResourceExhausted, message, { reason: "rate_limited", retryAfterMs: 5_000 });
 
   return async (scope: FastifyInstance) => {
     scope.removeAllContentTypeParsers();
@@ -144,7 +157,11 @@ export function uploadRoutes(o: GeminiFilesOptions, version: string) {
       // The key is checked now (a cheap call that authenticates and checks the key's formats), not after the bytes.
       await o.files.listFiles({ ids: ["file_" + "0".repeat(32)] }, o.call(req, reply));
       sweep();
-      if (sessions.size >= MAX_SESSIONS) throw coreError(Code.ResourceExhausted, "Too many uploads are in progress; try again later.", { reason: "rate_limited", retryAfterMs: 5_000 });
+      if (sessions.size >= MAX_SESSIONS) throw busy("Too many uploads are in progress; try again later.");
+      const mine = Buffer.from(key);
+      let ofKey = 0;
+      for (const s of sessions.values()) if (sameKey(s.key, mine)) ofKey++;
+      if (ofKey >= MAX_SESSIONS_PER_KEY) throw busy(`This key has ${ofKey} uploads in progress; finish or cancel one first.`);
       const id = randomBytes(16).toString("hex");
       const mime = typeof meta.file?.mimeType === "string" ? meta.file.mimeType : (header(req, "x-goog-upload-header-content-type") ?? "");
       sessions.set(id, {
@@ -164,7 +181,7 @@ export function uploadRoutes(o: GeminiFilesOptions, version: string) {
       const s = sessions.get(id);
       if (!s || s.expires <= o.now() || !sameKey(s.key, Buffer.from(key))) throw coreError(Code.NotFound, "No such upload session (it expired, finished, or was started on another instance).", { reason: "upload_not_found" });
       if (command.includes("cancel")) {
-        sessions.delete(id);
+        drop(id);
         return reply.header("x-goog-upload-status", "cancelled").code(200).send();
       }
       if (command.includes("query")) return reply.headers({ "x-goog-upload-status": "active", "x-goog-upload-size-received": String(s.received) }).code(200).send();
@@ -173,13 +190,17 @@ export function uploadRoutes(o: GeminiFilesOptions, version: string) {
       if (offset !== s.received) throw invalidArgument(`X-Goog-Upload-Offset is ${offset}; ${s.received} bytes have been received.`, "X-Goog-Upload-Offset");
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       if (s.received + body.length > o.maxBytes) {
-        sessions.delete(id);
+        drop(id);
         throw coreError(Code.InvalidArgument, `The file is larger than the ${o.maxBytes} bytes a file may have.`, { reason: "request_too_large", field: "file" });
       }
+      const final = command.includes("finalize");
+      // A chunk to hold (not the last) must fit what all sessions may hold; the last is not held past this request.
+      if (!final && held + body.length > (o.heldBytes ?? heldLimit(o.maxBytes))) throw busy("Too many bytes of unfinished uploads are held; send this chunk again later.");
       s.chunks.push(body);
       s.received += body.length;
-      if (!command.includes("finalize")) return reply.headers({ "x-goog-upload-status": "active", "x-goog-upload-size-received": String(s.received) }).code(200).send();
-      sessions.delete(id);
+      held += body.length;
+      if (!final) return reply.headers({ "x-goog-upload-status": "active", "x-goog-upload-size-received": String(s.received) }).code(200).send();
+      drop(id);
       if (s.declared !== undefined && s.declared !== s.received) throw invalidArgument(`The upload declared ${s.declared} bytes and sent ${s.received}.`, "X-Goog-Upload-Header-Content-Length");
       const res = await o.files.uploadFile(
         { filename: s.displayName, mimeType: s.mimeType, data: Buffer.concat(s.chunks, s.received), expiresInSeconds: BigInt(GEMINI_FILE_TTL_S) },

@@ -134,3 +134,43 @@ t.test("a Gemini upstream gets the file inline, not its id", async (t) => {
   t.same(parts[0], { inlineData: { mimeType: "application/pdf", data: PDF.toString("base64") } });
   t.notOk(JSON.stringify(gemini.requests.at(-1)!.body).includes(file.name!), "the gateway's file name does not leave it");
 });
+
+t.test("unfinished uploads are bounded: sessions per key, and bytes held in all", async (t) => {
+  const Fastify = (await import("fastify")).default;
+  const { uploadRoutes } = await import("../../../src/facades/generate-content/files.js");
+  const { toWireError } = await import("../../../src/facades/generate-content/errors.js");
+  const app = Fastify();
+  app.setErrorHandler((err, _req, reply) => {
+    const w = toWireError(err, 1 << 20);
+    return reply.code(w.httpStatus).send(w.body);
+  });
+  const uploaded: number[] = [];
+  const files = {
+    listFiles: async () => ({ files: [], nextPageToken: "", hasMore: false }),
+    uploadFile: async (req: { data: Uint8Array }) => {
+      uploaded.push(req.data.byteLength);
+      return { file: { id: "file_" + "a".repeat(32), filename: "x", mimeType: "text/plain", sizeBytes: BigInt(req.data.byteLength), downloadable: true } };
+    },
+  };
+  const opts = { files: files as never, maxBytes: 1000, publicUrl: "http://gw", call: () => ({}), apiKey: (req: { headers: Record<string, unknown> }) => String(req.headers["x-goog-api-key"]), now: () => 0, heldBytes: 100 };
+  await app.register(uploadRoutes(opts, "v1beta"), { prefix: "/upload/v1beta/files" });
+  t.teardown(() => app.close());
+  const start = (key: string) =>
+    app.inject({ method: "POST", url: "/upload/v1beta/files", headers: { "x-goog-api-key": key, "x-goog-upload-protocol": "resumable", "x-goog-upload-command": "start", "content-type": "application/json" }, payload: "{}" });
+  for (let i = 0; i < 8; i++) t.equal((await start("k1")).statusCode, 200, `unfinished upload ${i + 1} of one key`);
+  const ninth = await start("k1");
+  t.equal(ninth.statusCode, 429, "a ninth unfinished upload of one key waits");
+  t.equal((await start("k3")).statusCode, 200, "another key is not held back");
+  const k3 = new URL((await start("k3")).headers["x-goog-upload-url"] as string);
+  const chunk = (url: URL, key: string, command: string, offset: number, n: number) =>
+    app.inject({ method: "POST", url: url.pathname + url.search, headers: { "x-goog-api-key": key, "x-goog-upload-command": command, "x-goog-upload-offset": String(offset), "content-type": "application/octet-stream" }, payload: Buffer.alloc(n) });
+  t.equal((await chunk(k3, "k3", "upload", 0, 80)).statusCode, 200, "80 bytes held");
+  const k3b = new URL((await start("k3")).headers["x-goog-upload-url"] as string);
+  t.equal((await chunk(k3b, "k3", "upload", 0, 30)).statusCode, 429, "30 more would pass the 100 held in all: send it again later");
+  t.equal((await chunk(k3b, "k3", "upload, finalize", 0, 30)).statusCode, 200, "a last chunk is not held, so it goes through");
+  t.equal((await chunk(k3, "k3", "upload, finalize", 80, 10)).statusCode, 200, "the first session finishes");
+  t.same(uploaded, [30, 90]);
+  t.equal((await chunk(k3b, "k3", "upload", 0, 60)).statusCode, 404, "a finished session is gone");
+  const k3c = new URL((await start("k3")).headers["x-goog-upload-url"] as string);
+  t.equal((await chunk(k3c, "k3", "upload", 0, 90)).statusCode, 200, "the finished ones' bytes are free again");
+});
