@@ -13,6 +13,7 @@ import { Code, coreError, invalidArgument, notFound, unauthenticated } from "../
 import { checkModel } from "../tenancy/scope.js";
 import { bareModel, decodeCachedContent, loadCachedContent } from "./cached-context.js";
 import type { ChatServiceDeps } from "./chat-service.js";
+import { hasFileRefs, resolveFileRefs } from "../file/resolve.js";
 
 /** TTL when the client gives neither ttl nor expire_time (the vendor default). */
 export const DEFAULT_TTL_SECONDS = 3600;
@@ -82,11 +83,12 @@ export function cachedContentService(deps: ChatServiceDeps): Partial<ServiceImpl
       if (!r) throw notFound(`model ${model} is not served by this gateway`, "model_not_found");
       const t = now();
       const expireTime = expiry(t, cc.expireTime ? timestampMs(cc.expireTime) : undefined, req.ttlSeconds, "cached_content.");
-      const counted = await r.provider.countTokens(
-        create(ChatInputSchema, { model, system: cc.system, turns: cc.turns, tools: cc.tools, ...(cc.toolChoice ? { toolChoice: cc.toolChoice } : {}) }),
-        { signal: ctx.signal, requestId: ctx.values.get(requestIdKey), upstreamModel: r.upstreamModel },
-      );
-      const body = create(CachedContentSchema, { system: cc.system, turns: cc.turns, tools: cc.tools, ...(cc.toolChoice ? { toolChoice: cc.toolChoice } : {}) });
+      let input = create(ChatInputSchema, { model, system: cc.system, turns: cc.turns, tools: cc.tools, ...(cc.toolChoice ? { toolChoice: cc.toolChoice } : {}) });
+      // A cache holds the bytes of the files it names, not references: it is a snapshot, and
+      // it stays one when a file is deleted or expires before the cache does.
+      if (hasFileRefs(input)) input = await resolveFileRefs(input, deps.files, ctx.values.get(principalKey)!);
+      const counted = await r.provider.countTokens(input, { signal: ctx.signal, requestId: ctx.values.get(requestIdKey), upstreamModel: r.upstreamModel });
+      const body = create(CachedContentSchema, { system: input.system, turns: input.turns, tools: input.tools, ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}) });
       const rec: CachedContentRecord = {
         id: newCachedContentId(t),
         ownerKeyId: owner,

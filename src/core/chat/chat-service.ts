@@ -58,15 +58,14 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
   // Without cached content there is nothing to resolve (and no promise to make).
   const withCache = (input: ChatInput, ctx: HandlerContext, requireTurns = true) =>
     input.cachedContent ? resolveCachedContext(deps.cachedContents, input, ctx.values.get(principalKey)?.keyId ?? "", now(), requireTurns) : { input, cachedTokens: 0n };
-  // Named files are read in before anything else looks at the request (a
-  // request without one, the usual case, is passed on as it is).
-  const withFiles = (input: ChatInput, ctx: HandlerContext): ChatInput | Promise<ChatInput> => {
-    if (!hasFileRefs(input)) return input;
+  // Named files are read in before routing (a request without one, the usual
+  // case, is passed on as it is); a cached content's turns hold bytes already.
+  const prepare = async (input: ChatInput, ctx: HandlerContext, requireTurns = true) => {
+    if (!hasFileRefs(input)) return withCache(input, ctx, requireTurns);
     const p = ctx.values.get(principalKey);
     if (!p) throw unauthenticated("missing API key");
-    return resolveFileRefs(input, deps.files, p);
+    return withCache(await resolveFileRefs(input, deps.files, p), ctx, requireTurns);
   };
-  const prepare = async (input: ChatInput, ctx: HandlerContext, requireTurns = true) => withCache(await withFiles(input, ctx), ctx, requireTurns);
 
   /** One routed unary call with its usage record, as a promise chain (an unroutable model throws at once). */
   const generateWith = (input: ChatInput, cachedTokens: bigint, ctx: HandlerContext): Promise<GenerateResponse> => {

@@ -174,3 +174,16 @@ t.test("unfinished uploads are bounded: sessions per key, and bytes held in all"
   const k3c = new URL((await start("k3")).headers["x-goog-upload-url"] as string);
   t.equal((await chunk(k3c, "k3", "upload", 0, 90)).statusCode, 200, "the finished ones' bytes are free again");
 });
+
+t.test("a cached content that names a file keeps the file's bytes, not a reference", async (t) => {
+  const ai = SDKS[0]!.client(server.baseUrl, ADMIN_KEY);
+  const file = await ai.files.upload({ file: new Blob([NOTES], { type: "text/plain" }), config: { displayName: "cached.txt" } });
+  const cache = await ai.caches.create({ model: MODEL, config: { contents: [createUserContent([createPartFromUri(file.uri!, "text/plain"), "remember this"])], ttl: "600s" } as never });
+  const withFile = await ai.models.countTokens({ model: MODEL, contents: createUserContent([createPartFromUri(file.uri!, "text/plain"), "remember this"]) });
+  t.ok(cache.usageMetadata!.totalTokenCount! >= withFile.totalTokens! - 5, "the cache counted the file as media");
+  await ai.files.delete({ name: file.name! });
+  const res = await ai.models.generateContent({ model: MODEL, contents: "and now?", config: { cachedContent: cache.name! } });
+  t.equal(textOf(res), "You said: and now?", "the cache still answers after the file is deleted: it holds the bytes");
+  const missing = await apiError(ai.caches.create({ model: MODEL, config: { contents: [createUserContent([createPartFromUri(file.uri!, "text/plain"), "x"])] } as never }));
+  t.equal(missing.status, 404, "a cache naming a deleted file is refused");
+});
