@@ -12,6 +12,7 @@ import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_p
 import { bearerToken } from "../../core/auth/interceptor.js";
 import { randomHex } from "../../core/ids.js";
 import type { FacadeOptions } from "../../server/facades.js";
+import { unknownUrlReply } from "../../server/bad-url.js";
 import { coreCallOptions, streamCall, unaryCall } from "../shared/call.js";
 import { errorBody, invalidRequest, toWireError, type WireError } from "./errors.js";
 import { describeIssues, issueText, pydanticMessages } from "./issues.js";
@@ -65,7 +66,21 @@ function headerChecks(opts: { version: boolean; json: boolean }) {
 }
 const postChecks = headerChecks({ version: true, json: true });
 const keyCheck = headerChecks({ version: false, json: false });
-const fileChecks = headerChecks({ version: true, json: false });
+const versionedChecks = headerChecks({ version: true, json: false });
+
+/**
+ * /v1/files is Anthropic's here, but OpenAI's API has the same path: a caller
+ * with neither anthropic-version nor x-api-key (an OpenAI client: a Bearer key
+ * and no version) gets the 404 an OpenAI client gets for any path this gateway
+ * does not serve, not an Anthropic error about a header it never heard of.
+ */
+function fileChecks(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  if (req.headers["anthropic-version"] === undefined && req.headers["x-api-key"] === undefined) {
+    const r = unknownUrlReply(req.url, "openai", req.id, req.method);
+    return void reply.code(r.status).type("application/json").send(r.body);
+  }
+  versionedChecks(req, reply, done);
+}
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: WireError };
 

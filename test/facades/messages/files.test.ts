@@ -229,6 +229,9 @@ t.test("errors of the upload itself", async (t) => {
   t.same([noKey.status, noKey.body.error.type], [401, "authentication_error"]);
   const noVersion = await post(form([["file", blob("a"), "a.txt"]]), { "x-api-key": ADMIN_KEY });
   t.same([noVersion.status, noVersion.body.error.message], [400, "anthropic-version: header is required"]);
+  const openaiClient = await fetch(`${server.baseUrl}/v1/files?purpose=assistants`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  const openaiBody = (await openaiClient.json()) as { error: { code: string; message: string } };
+  t.same([openaiClient.status, openaiBody.error.code, openaiBody.error.message], [404, "unknown_url", "Invalid URL (GET /v1/files)"], "an OpenAI client (Bearer, no anthropic-version) gets OpenAI's 404 for a path it is not served");
   const badKey = await post(form([["file", blob("a"), "a.txt"]]), { "x-api-key": "sk-wrong-0123456789", ...V1 });
   t.same([badKey.status, badKey.body.error.type], [401, "authentication_error"]);
 
