@@ -1,6 +1,7 @@
 // Values the core's interceptors put into a call's context.
-import { createContextKey } from "@connectrpc/connect";
+import { createContextKey, type HandlerContext } from "@connectrpc/connect";
 import type { RateLimitsRecord } from "../storage/types.js";
+import { unauthenticated } from "./errors.js";
 
 export interface Principal {
   keyId: string;
@@ -14,6 +15,13 @@ export interface Principal {
 }
 
 export const principalKey = createContextKey<Principal | undefined>(undefined, { description: "authenticated API key" });
+
+/** The call's authenticated key, for services whose every method needs one (the auth interceptor has put it there). */
+export function callerOf(ctx: HandlerContext): Principal {
+  const p = ctx.values.get(principalKey);
+  if (!p) throw unauthenticated("missing API key");
+  return p;
+}
 /** The wire format a call came in on ("messages", "generate-content", ..., or "core" for direct RPC callers). */
 export const formatKey = createContextKey<string>("core", { description: "calling wire format" });
 export const requestIdKey = createContextKey<string>("", { description: "request id" });

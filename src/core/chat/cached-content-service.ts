@@ -8,8 +8,8 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { randomBytes } from "node:crypto";
 import { CachedContentSchema, ChatInputSchema, ChatService, type CachedContent } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { CachedContentRecord } from "../../storage/types.js";
-import { principalKey, requestIdKey } from "../context.js";
-import { Code, coreError, invalidArgument, notFound, unauthenticated } from "../errors.js";
+import { callerOf, principalKey, requestIdKey } from "../context.js";
+import { Code, coreError, invalidArgument, notFound } from "../errors.js";
 import { checkModel } from "../tenancy/scope.js";
 import { bareModel, decodeCachedContent, loadCachedContent } from "./cached-context.js";
 import type { ChatServiceDeps } from "./chat-service.js";
@@ -45,11 +45,7 @@ export function toCachedContent(rec: CachedContentRecord): CachedContent {
   });
 }
 
-function ownerOf(ctx: HandlerContext): string {
-  const p = ctx.values.get(principalKey);
-  if (!p) throw unauthenticated();
-  return p.keyId;
-}
+const ownerOf = (ctx: HandlerContext): string => callerOf(ctx).keyId;
 
 /** The expiry an entry gets from an absolute time or a TTL. */
 function expiry(now: number, expireMs: number | undefined, ttlSeconds: bigint, field: string): number {
@@ -86,7 +82,7 @@ export function cachedContentService(deps: ChatServiceDeps): Partial<ServiceImpl
       let input = create(ChatInputSchema, { model, system: cc.system, turns: cc.turns, tools: cc.tools, ...(cc.toolChoice ? { toolChoice: cc.toolChoice } : {}) });
       // A cache holds the bytes of the files it names, not references: it is a snapshot, and
       // it stays one when a file is deleted or expires before the cache does.
-      if (hasFileRefs(input)) input = await resolveFileRefs(input, deps.files, ctx.values.get(principalKey)!);
+      if (hasFileRefs(input)) input = await resolveFileRefs(input, deps.files, callerOf(ctx));
       const counted = await r.provider.countTokens(input, { signal: ctx.signal, requestId: ctx.values.get(requestIdKey), upstreamModel: r.upstreamModel });
       const body = create(CachedContentSchema, { system: input.system, turns: input.turns, tools: input.tools, ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}) });
       const rec: CachedContentRecord = {

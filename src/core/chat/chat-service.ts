@@ -5,8 +5,8 @@ import { ChatService, type ChatInput, type GenerateResponse, type Usage } from "
 import { recordQuietly, type CachedContentStore, type UsageStore } from "../../storage/types.js";
 import type { ChatRoute, ChatRouting } from "../routing/chat-routing.js";
 import { streamWithFallback, unaryWithFallback } from "../routing/retry.js";
-import { formatKey, principalKey, requestIdKey } from "../context.js";
-import { asConnectError, notFound, unauthenticated } from "../errors.js";
+import { callerOf, formatKey, principalKey, requestIdKey } from "../context.js";
+import { asConnectError, notFound } from "../errors.js";
 import { checkChatInput } from "./validate.js";
 import type { PriceTable } from "../tenancy/prices.js";
 import { usageCost } from "../tenancy/chat-meter.js";
@@ -60,12 +60,8 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
     input.cachedContent ? resolveCachedContext(deps.cachedContents, input, ctx.values.get(principalKey)?.keyId ?? "", now(), requireTurns) : { input, cachedTokens: 0n };
   // Named files are read in before routing (a request without one, the usual
   // case, is passed on as it is); a cached content's turns hold bytes already.
-  const prepare = async (input: ChatInput, ctx: HandlerContext, requireTurns = true) => {
-    if (!hasFileRefs(input)) return withCache(input, ctx, requireTurns);
-    const p = ctx.values.get(principalKey);
-    if (!p) throw unauthenticated("missing API key");
-    return withCache(await resolveFileRefs(input, deps.files, p), ctx, requireTurns);
-  };
+  const prepare = (input: ChatInput, ctx: HandlerContext, requireTurns = true) =>
+    hasFileRefs(input) ? resolveFileRefs(input, deps.files, callerOf(ctx)).then((resolved) => withCache(resolved, ctx, requireTurns)) : withCache(input, ctx, requireTurns);
 
   /** One routed unary call with its usage record, as a promise chain (an unroutable model throws at once). */
   const generateWith = (input: ChatInput, cachedTokens: bigint, ctx: HandlerContext): Promise<GenerateResponse> => {
@@ -97,7 +93,7 @@ export function chatService(deps: ChatServiceDeps): Partial<ServiceImpl<typeof C
       return promiseOf(() => {
         const checked = checkChatInput(req.input, { requireTurns: true });
         if (!checked.cachedContent && !hasFileRefs(checked)) return generateWith(checked, 0n, ctx);
-        return prepare(checked, ctx).then(({ input, cachedTokens }) => generateWith(input, cachedTokens, ctx));
+        return Promise.resolve(prepare(checked, ctx)).then(({ input, cachedTokens }) => generateWith(input, cachedTokens, ctx));
       });
     },
     // Not an async generator: the request is checked and routed on the first

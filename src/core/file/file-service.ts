@@ -18,9 +18,9 @@ import {
 import type { BlobStore } from "../../storage/blob/blob-store.js";
 import { FILE_ID } from "../../storage/blob/blob-store.js";
 import type { FileCursor, FileRecord, FileStore } from "../../storage/types.js";
-import { principalKey, type Principal } from "../context.js";
+import { callerOf, type Principal } from "../context.js";
 import type { ConnectError } from "@connectrpc/connect";
-import { Code, coreError, invalidArgument, unauthenticated } from "../errors.js";
+import { Code, coreError, invalidArgument } from "../errors.js";
 import { create } from "../proto/create.js";
 import { cleanFilename, detectMimeType, unnamed } from "./mime.js";
 
@@ -41,12 +41,6 @@ export interface FileServiceDeps {
   /** Bytes of unexpired files one key may hold. */
   quotaBytes: number;
   now: () => number;
-}
-
-function principal(ctx: HandlerContext): Principal {
-  const p = ctx.values.get(principalKey);
-  if (!p) throw unauthenticated("missing API key");
-  return p;
 }
 
 export function toFile(r: FileRecord): File {
@@ -73,18 +67,18 @@ export function parsePageToken(token: string): FileCursor {
 }
 
 /**
- * A file the caller looked for and may not have: "missing" when there is no
- * such Files API file or another key owns it (never told apart), "expired"
- * when it is the caller's but past its expiry (its bytes are gone or about to
- * be swept).
+ * A file the caller looked for: "ok", "missing" when there is no such Files
+ * API file or another key owns it (never told apart), "expired" when it is the
+ * caller's but past its expiry (its bytes are gone or about to be swept; the
+ * record still has its place in the listing order).
  */
-export type Lookup = FileRecord | "missing" | "expired";
+export type Lookup = { state: "ok" | "expired"; file: FileRecord } | { state: "missing" };
 
 export async function lookupFile(files: FileStore, id: string, p: Principal, now: number): Promise<Lookup> {
-  if (!FILE_ID.test(id)) return "missing";
-  const r = await files.get(id);
-  if (!r || r.kind !== FILE_KIND || (!p.admin && r.ownerKeyId !== p.keyId)) return "missing";
-  return r.expireTime !== undefined && r.expireTime <= now ? "expired" : r;
+  if (!FILE_ID.test(id)) return { state: "missing" };
+  const file = await files.get(id);
+  if (!file || file.kind !== FILE_KIND || (!p.admin && file.ownerKeyId !== p.keyId)) return { state: "missing" };
+  return { state: file.expireTime !== undefined && file.expireTime <= now ? "expired" : "ok", file };
 }
 
 /** The NotFound of a lookup that found no usable file; `field` names where the id came from. */
@@ -96,16 +90,16 @@ export function fileGone(id: string, why: "missing" | "expired", field?: string)
 
 export function fileService(deps: FileServiceDeps): ServiceImpl<typeof FileService> {
   const visible = async (id: string, ctx: HandlerContext): Promise<FileRecord> => {
-    const p = principal(ctx);
+    const p = callerOf(ctx);
     if (!id) throw invalidArgument("Missing required parameter: 'file_id'.", "id", "missing_required_parameter");
     const r = await lookupFile(deps.files, id, p, deps.now());
-    if (typeof r === "string") throw fileGone(id, r);
-    return r;
+    if (r.state !== "ok") throw fileGone(id, r.state);
+    return r.file;
   };
 
   return {
     async uploadFile(req, ctx) {
-      const p = principal(ctx);
+      const p = callerOf(ctx);
       if (req.data.byteLength === 0) throw invalidArgument("The file is empty.", "file", "empty_file");
       if (req.data.byteLength > deps.maxBytes) {
         throw coreError(Code.InvalidArgument, `The file is ${req.data.byteLength} bytes; files may be at most ${deps.maxBytes} bytes.`, { reason: "request_too_large", field: "file" });
@@ -141,7 +135,7 @@ export function fileService(deps: FileServiceDeps): ServiceImpl<typeof FileServi
     },
 
     async listFiles(req, ctx) {
-      const p = principal(ctx);
+      const p = callerOf(ctx);
       const now = deps.now();
       const live = (r: FileRecord) => r.expireTime === undefined || r.expireTime > now;
       if (req.ids.length) {
@@ -149,7 +143,7 @@ export function fileService(deps: FileServiceDeps): ServiceImpl<typeof FileServi
         const ids = [...new Set(req.ids)];
         if (ids.length > MAX_IDS) throw invalidArgument(`At most ${MAX_IDS} ids may be given.`, "ids", "invalid_value");
         const found = await Promise.all(ids.map((id) => lookupFile(deps.files, id, p, now)));
-        const files = found.filter((r): r is FileRecord => typeof r !== "string").sort((a, b) => b.createTime - a.createTime || (a.id < b.id ? 1 : -1));
+        const files = found.flatMap((r) => (r.state === "ok" ? [r.file] : [])).sort((a, b) => b.createTime - a.createTime || (a.id < b.id ? 1 : -1));
         return create(ListFilesResponseSchema, { files: files.map(toFile) });
       }
       const limit = req.limit || DEFAULT_LIST;
@@ -158,10 +152,8 @@ export function fileService(deps: FileServiceDeps): ServiceImpl<typeof FileServi
       // after_id and before_id name a file the caller can see; its place in the order is the cursor.
       const cursorOf = async (id: string, field: string): Promise<FileCursor> => {
         const r = await lookupFile(deps.files, id, p, now);
-        // An expired file still has its place in the order while its record lasts.
-        const rec = r === "expired" ? await deps.files.get(id) : r === "missing" ? undefined : r;
-        if (!rec) throw invalidArgument(`No file with id '${id.slice(0, 64)}'.`, field, "invalid_value");
-        return { createTime: rec.createTime, id: rec.id };
+        if (r.state === "missing") throw invalidArgument(`No file with id '${id.slice(0, 64)}'.`, field, "invalid_value");
+        return { createTime: r.file.createTime, id: r.file.id };
       };
       const owner = p.admin ? {} : { ownerKeyId: p.keyId };
       if (req.beforeId) {

@@ -13,7 +13,6 @@ const SIGNED = new Set(["application/pdf", "image/jpeg", "image/png", "image/gif
 
 const startsWith = (d: Uint8Array, bytes: readonly number[], at = 0) => d.length >= at + bytes.length && bytes.every((b, i) => d[at + i] === b);
 const ascii = (s: string) => [...s].map((c) => c.charCodeAt(0));
-const PDF = ascii("%PDF-");
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const JPEG = [0xff, 0xd8, 0xff];
 const GIF87 = ascii("GIF87a");
@@ -23,8 +22,8 @@ const WEBP = ascii("WEBP");
 
 /** The type the bytes' signature names, for the formats that have one here. */
 export function sniff(data: Uint8Array): string | undefined {
-  // A PDF may start after a little junk (the format allows 1024 bytes); most start at 0.
-  if (startsWith(data, PDF) || (data.length > 5 && Buffer.from(data.subarray(0, 1024)).includes("%PDF-"))) return "application/pdf";
+  // A PDF may start after a little junk (readers look in the first 1024 bytes); most start at 0.
+  if (Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, 1024)).includes("%PDF-")) return "application/pdf";
   if (startsWith(data, PNG)) return "image/png";
   if (startsWith(data, JPEG)) return "image/jpeg";
   if (startsWith(data, GIF87) || startsWith(data, GIF89)) return "image/gif";

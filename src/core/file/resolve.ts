@@ -50,8 +50,9 @@ export async function resolveFileRefs(input: ChatInput, deps: FileResolveDeps | 
     if (!got) {
       got = (async () => {
         if (!deps) throw invalidArgument("This gateway keeps no files, so a file source cannot be used.", field, "files_unavailable");
-        const rec = await lookupFile(deps.files, id, p, now);
-        if (typeof rec === "string") throw fileGone(id, rec, field);
+        const found = await lookupFile(deps.files, id, p, now);
+        if (found.state !== "ok") throw fileGone(id, found.state, field);
+        const rec = found.file;
         const blob = await deps.blobs.open(id);
         if (!blob) throw fileGone(id, "missing", field);
         const chunks: Buffer[] = [];

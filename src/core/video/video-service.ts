@@ -20,8 +20,8 @@ import {
 import type { BlobStore } from "../../storage/blob/blob-store.js";
 import { signFileUrl } from "../../storage/blob/signed-url.js";
 import type { TaskRecord, TaskStore } from "../../storage/types.js";
-import { principalKey, type Principal } from "../context.js";
-import { Code, coreError, invalidArgument, notFound, unauthenticated } from "../errors.js";
+import { callerOf, type Principal } from "../context.js";
+import { Code, coreError, invalidArgument, notFound } from "../errors.js";
 import { URL_BASE_HEADER } from "../image/image-service.js";
 import type { TaskRunner } from "../tasks/runner.js";
 import { InvalidTransitionError, isTerminal, QueueFullError, type RunState } from "../tasks/types.js";
@@ -60,12 +60,6 @@ export function newVideoId(nowMs: number): string {
   return "video_" + Math.floor(nowMs).toString(16).padStart(12, "0").slice(-12) + idCounter.toString(16).padStart(4, "0") + randomBytes(8).toString("hex");
 }
 
-function principal(ctx: HandlerContext): Principal {
-  const p = ctx.values.get(principalKey);
-  if (!p) throw unauthenticated("missing API key");
-  return p;
-}
-
 function fromRecord(r: TaskRecord): VideoTask {
   const data = r.data as { run: RunState; payload: VideoPayload };
   return { id: r.id, kind: r.kind, ownerKeyId: r.ownerKeyId, run: data.run, payload: data.payload, version: r.version, createTime: r.createTime, updateTime: r.updateTime };
@@ -89,7 +83,7 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
 
   /** The task when it exists, is a video and the caller may see it; NotFound otherwise. */
   async function visible(id: string, ctx: HandlerContext): Promise<VideoTask> {
-    const p = principal(ctx);
+    const p = callerOf(ctx);
     if (!id) throw invalidArgument("Missing required parameter: 'id'.", "id", "missing_required_parameter");
     const rec = /^[\w-]{1,128}$/.test(id) ? await deps.tasks.get(id) : undefined;
     if (!rec || rec.kind !== VIDEO_KIND || (!p.admin && rec.ownerKeyId !== p.keyId)) throw notFound(`Video with id '${id}' not found.`, "video_not_found");
@@ -117,7 +111,7 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
 
   return {
     async createVideo(req, ctx) {
-      const p = principal(ctx);
+      const p = callerOf(ctx);
       const params = resolveParams({ model: req.model, prompt: req.prompt, duration: req.duration, size: req.size, aspectRatio: req.aspectRatio, fps: req.fps, seed: req.seed });
       const routes = deps.routing.resolve(params.model);
       let reference: VideoPayload["reference"];
@@ -152,7 +146,7 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
     },
 
     async listVideos(req, ctx) {
-      const p = principal(ctx);
+      const p = callerOf(ctx);
       const limit = req.limit || DEFAULT_LIST;
       if (limit < 1 || limit > MAX_LIST) throw invalidArgument(`Invalid limit ${req.limit}: expected 1 to ${MAX_LIST}.`, "limit", "invalid_value");
       const order = req.order || "desc";
@@ -197,7 +191,7 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
     },
 
     async remixVideo(req, ctx) {
-      const p = principal(ctx);
+      const p = callerOf(ctx);
       const parent = await visible(req.id, ctx);
       if (!req.prompt.trim()) throw invalidArgument("Missing required parameter: 'prompt'.", "prompt", "missing_required_parameter");
       if (parent.run.status !== "SUCCESS") throw notReady(parent.id, "only completed videos can be remixed");

@@ -3,6 +3,7 @@
 import { type JsonObject } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import { timestampFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { isoTime } from "../shared/time.js";
 import {
   CachedContentSchema,
   Role,
@@ -84,7 +85,6 @@ export function fromCoreToolChoice(tc: ToolChoice): JsonObject {
   return { functionCallingConfig: { mode: MODE_NAMES[tc.mode], ...(tc.allowedNames.length ? { allowedFunctionNames: tc.allowedNames } : {}) } };
 }
 
-const time = (t: Timestamp | undefined) => (t ? new Date(timestampMs(t)).toISOString() : undefined);
 
 export function fromCoreCachedContent(cc: CachedContent): JsonObject {
   const system = fromCoreSystem(cc.system);
@@ -97,9 +97,9 @@ export function fromCoreCachedContent(cc: CachedContent): JsonObject {
     ...(system ? { systemInstruction: system } : {}),
     ...(tools.length ? { tools } : {}),
     ...(cc.toolChoice ? { toolConfig: fromCoreToolChoice(cc.toolChoice) } : {}),
-    ...(cc.createTime ? { createTime: time(cc.createTime) } : {}),
-    ...(cc.updateTime ? { updateTime: time(cc.updateTime) } : {}),
-    ...(cc.expireTime ? { expireTime: time(cc.expireTime) } : {}),
+    ...(cc.createTime ? { createTime: isoTime(cc.createTime) } : {}),
+    ...(cc.updateTime ? { updateTime: isoTime(cc.updateTime) } : {}),
+    ...(cc.expireTime ? { expireTime: isoTime(cc.expireTime) } : {}),
     usageMetadata: { totalTokenCount: Number(cc.totalTokens) },
   } as JsonObject;
 }

@@ -12,11 +12,11 @@
 // file of one chunk (8 MiB with the SDK) needs no state, a longer one needs
 // its chunks sent to the same instance.
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { timestampMs } from "@bufbuild/protobuf/wkt";
 import type { CallOptions, Client } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { FileService, type File } from "../../../gen/omnigate/file/v1/file_pb.js";
 import { Code, coreError, invalidArgument } from "../../core/errors.js";
+import { isoTime } from "../shared/time.js";
 
 /** How long a file uploaded through this format lives: Google keeps uploads for 48 hours. */
 export const GEMINI_FILE_TTL_S = 48 * 3600;
@@ -41,11 +41,9 @@ export interface GeminiFile {
   source: "UPLOADED";
 }
 
-const iso = (t: Parameters<typeof timestampMs>[0]) => new Date(timestampMs(t)).toISOString();
-
 /** A core file in the Gemini shape; `base` is the gateway's public base URL and `version` the API version the caller uses. */
 export function toGeminiFile(f: File, base: string, version: string): GeminiFile {
-  const created = f.createTime ? iso(f.createTime) : new Date(0).toISOString();
+  const created = isoTime(f.createTime) ?? new Date(0).toISOString();
   return {
     name: `files/${f.id}`,
     displayName: f.filename,
@@ -53,7 +51,7 @@ export function toGeminiFile(f: File, base: string, version: string): GeminiFile
     sizeBytes: String(f.sizeBytes),
     createTime: created,
     updateTime: created,
-    ...(f.expireTime ? { expirationTime: iso(f.expireTime) } : {}),
+    ...(f.expireTime ? { expirationTime: isoTime(f.expireTime) } : {}),
     uri: `${base}/${version}/files/${f.id}`,
     state: "ACTIVE",
     source: "UPLOADED",

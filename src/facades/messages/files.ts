@@ -5,12 +5,12 @@
 // /v1/messages (a key, anthropic-version); errors in the Anthropic shape, with
 // error.details.error_code where the API gives one (file_expired).
 import multipart from "@fastify/multipart";
-import { timestampMs } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { FileService, type File } from "../../../gen/omnigate/file/v1/file_pb.js";
-import { errorBody, invalidRequest, toWireError, type WireError } from "./errors.js";
+import { isoTime } from "../shared/time.js";
+import { invalidRequest, toWireError, type WireError } from "./errors.js";
 
 export interface FileMetadata {
   id: string;
@@ -23,8 +23,6 @@ export interface FileMetadata {
   expires_at: string | null;
 }
 
-const iso = (t: Parameters<typeof timestampMs>[0]) => new Date(timestampMs(t)).toISOString();
-
 export function toFileMetadata(f: File): FileMetadata {
   return {
     id: f.id,
@@ -32,9 +30,9 @@ export function toFileMetadata(f: File): FileMetadata {
     filename: f.filename,
     mime_type: f.mimeType,
     size_bytes: Number(f.sizeBytes),
-    created_at: f.createTime ? iso(f.createTime) : new Date(0).toISOString(),
+    created_at: isoTime(f.createTime) ?? new Date(0).toISOString(),
     downloadable: f.downloadable,
-    expires_at: f.expireTime ? iso(f.expireTime) : null,
+    expires_at: isoTime(f.expireTime) ?? null,
   };
 }
 
@@ -112,22 +110,26 @@ async function readUpload(req: FastifyRequest, maxBytes: number): Promise<Upload
 export function fileRoutes(o: FilesRouteOptions) {
   return async (scope: FastifyInstance) => {
     await scope.register(multipart, { throwFileSizeLimit: false });
+    // Handlers throw; this renders every error, the core's and fastify's, in the Anthropic shape.
     scope.setErrorHandler((err, req, reply) => o.sendError(req, reply, toWireError(err), err));
     scope.setNotFoundHandler((req, reply) => o.sendError(req, reply, { status: 404, type: "not_found_error", message: `no route ${req.method} ${req.url.split("?")[0]}` }));
     const hooks = { onRequest: o.onRequest };
-    const fail = (req: FastifyRequest, reply: FastifyReply) => (err: unknown) => o.sendError(req, reply, toWireError(err), err);
-    const checkId = (id: string): WireError | undefined => (FILE_ID.test(id) ? undefined : { status: 404, type: "not_found_error", message: `File not found: ${id.slice(0, 64)}` });
+    /** The routes of one file: an id that cannot be one is not found before the core is asked. */
+    const byId = {
+      onRequest: o.onRequest,
+      preHandler: (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        const id = (req.params as { file_id: string }).file_id;
+        if (FILE_ID.test(id)) return done();
+        o.sendError(req, reply, { status: 404, type: "not_found_error", message: `File not found: ${id.slice(0, 64)}` });
+      },
+    };
 
     scope.post("/", hooks, async (req, reply) => {
       if (!req.isMultipart()) return o.sendError(req, reply, invalidRequest("content-type must be multipart/form-data"));
       const up = await readUpload(req, o.maxBytes);
       if ("status" in up) return o.sendError(req, reply, up);
-      try {
-        const res = await o.files.uploadFile({ filename: up.filename, mimeType: up.mimeType, data: up.data, expiresInSeconds: up.expiresInSeconds }, o.callOptions(req, reply));
-        return reply.type("application/json").send(toFileMetadata(res.file!));
-      } catch (err) {
-        return fail(req, reply)(err);
-      }
+      const res = await o.files.uploadFile({ filename: up.filename, mimeType: up.mimeType, data: up.data, expiresInSeconds: up.expiresInSeconds }, o.callOptions(req, reply));
+      return reply.type("application/json").send(toFileMetadata(res.file!));
     });
 
     scope.get("/", hooks, async (req, reply) => {
@@ -139,61 +141,34 @@ export function fileRoutes(o: FilesRouteOptions) {
       const { limit, page, after_id, before_id, scope_id } = q.data;
       const ids = [...(q.data.ids ?? []), ...(q.data["ids[]"] ?? [])];
       if (ids.length && (limit !== undefined || page !== undefined)) return o.sendError(req, reply, invalidRequest("ids: cannot be combined with limit or page"));
-      const empty = { data: [], has_more: false, first_id: null, last_id: null, next_page: null };
       // Files here belong to keys, not sessions: no file is in any scope.
-      if (scope_id !== undefined) return reply.type("application/json").send(empty);
-      try {
-        const call = o.callOptions(req, reply);
-        if (ids.length) {
-          const res = await o.files.listFiles({ ids }, call);
-          const data = res.files.map(toFileMetadata);
-          return reply.type("application/json").send({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, next_page: null });
-        }
-        const res = await o.files.listFiles({ limit: limit ?? 0, pageToken: page ?? "", afterId: after_id ?? "", beforeId: before_id ?? "" }, call);
-        const data = res.files.map(toFileMetadata);
-        return reply.type("application/json").send({ data, has_more: res.hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, next_page: res.nextPageToken || null });
-      } catch (err) {
-        return fail(req, reply)(err);
-      }
+      const picked = ids.length ? { ids } : { limit: limit ?? 0, pageToken: page ?? "", afterId: after_id ?? "", beforeId: before_id ?? "" };
+      const res = scope_id !== undefined ? undefined : await o.files.listFiles(picked, o.callOptions(req, reply));
+      const data = (res?.files ?? []).map(toFileMetadata);
+      return reply
+        .type("application/json")
+        .send({ data, has_more: res?.hasMore ?? false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, next_page: res?.nextPageToken || null });
     });
 
-    scope.get<{ Params: { file_id: string } }>("/:file_id", hooks, async (req, reply) => {
-      const bad = checkId(req.params.file_id);
-      if (bad) return o.sendError(req, reply, bad);
-      try {
-        const res = await o.files.getFile({ id: req.params.file_id }, o.callOptions(req, reply));
-        return reply.type("application/json").send(toFileMetadata(res.file!));
-      } catch (err) {
-        return fail(req, reply)(err);
-      }
+    scope.get<{ Params: { file_id: string } }>("/:file_id", byId, async (req, reply) => {
+      const res = await o.files.getFile({ id: req.params.file_id }, o.callOptions(req, reply));
+      return reply.type("application/json").send(toFileMetadata(res.file!));
     });
 
-    scope.get<{ Params: { file_id: string } }>("/:file_id/content", hooks, async (req, reply) => {
-      const bad = checkId(req.params.file_id);
-      if (bad) return o.sendError(req, reply, bad);
-      try {
-        const res = await o.files.getFileContent({ id: req.params.file_id }, o.callOptions(req, reply));
-        const f = res.file!;
-        return reply
-          .type(f.mimeType)
-          .header("content-length", String(res.data.byteLength))
-          .header("content-disposition", contentDisposition(f.filename))
-          .header("x-content-type-options", "nosniff")
-          .send(Buffer.from(res.data.buffer, res.data.byteOffset, res.data.byteLength));
-      } catch (err) {
-        return fail(req, reply)(err);
-      }
+    scope.get<{ Params: { file_id: string } }>("/:file_id/content", byId, async (req, reply) => {
+      const res = await o.files.getFileContent({ id: req.params.file_id }, o.callOptions(req, reply));
+      const f = res.file!;
+      return reply
+        .type(f.mimeType)
+        .header("content-length", String(res.data.byteLength))
+        .header("content-disposition", contentDisposition(f.filename))
+        .header("x-content-type-options", "nosniff")
+        .send(Buffer.from(res.data.buffer, res.data.byteOffset, res.data.byteLength));
     });
 
-    scope.delete<{ Params: { file_id: string } }>("/:file_id", hooks, async (req, reply) => {
-      const bad = checkId(req.params.file_id);
-      if (bad) return o.sendError(req, reply, bad);
-      try {
-        const res = await o.files.deleteFile({ id: req.params.file_id }, o.callOptions(req, reply));
-        return reply.type("application/json").send({ id: res.id, type: "file_deleted" });
-      } catch (err) {
-        return fail(req, reply)(err);
-      }
+    scope.delete<{ Params: { file_id: string } }>("/:file_id", byId, async (req, reply) => {
+      const res = await o.files.deleteFile({ id: req.params.file_id }, o.callOptions(req, reply));
+      return reply.type("application/json").send({ id: res.id, type: "file_deleted" });
     });
   };
 }
