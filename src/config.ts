@@ -326,6 +326,7 @@ export const fileSchema = z
     corsOrigins: corsOrigins.optional(),
     dev: z.boolean().optional(),
     coalesceWrites: z.boolean().optional(),
+    gcMetrics: z.boolean().optional(),
     redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
     redisPrefix: z.string().optional(),
     databaseUrl: databaseUrl.optional(),
@@ -369,6 +370,11 @@ export const configSchema = z.object({
    * its end (src/server/write-coalescer.ts): fewer wake-ups of the peers, the same system calls.
    */
   coalesceWrites: z.boolean().default(true),
+  /**
+   * Export `omnigate_nodejs_gc_duration_seconds` (prom-client's GC histogram). Off by default: watching
+   * every collection makes the old generation grow faster, so full collections come more often.
+   */
+  gcMetrics: z.boolean().default(false),
   /** Redis for limits shared across instances; in-process limits when unset. */
   redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
   /** Prefix of every Redis key the gateway writes. */
@@ -418,6 +424,7 @@ const ENV: Record<string, { key: keyof z.input<typeof configSchema>; parse?: (v:
   OMNIGATE_CORS_ORIGINS: { key: "corsOrigins", parse: (v) => (v.trim().toLowerCase() === "none" ? [] : v.split(",").map((s) => s.trim()).filter(Boolean)) },
   OMNIGATE_DEV: { key: "dev", parse: (v) => boolish.parse(v) },
   OMNIGATE_COALESCE_WRITES: { key: "coalesceWrites", parse: (v) => boolish.parse(v) },
+  OMNIGATE_GC_METRICS: { key: "gcMetrics", parse: (v) => boolish.parse(v) },
   OMNIGATE_REDIS_URL: { key: "redisUrl" },
   OMNIGATE_REDIS_PREFIX: { key: "redisPrefix" },
   OMNIGATE_DATABASE_URL: { key: "databaseUrl" },

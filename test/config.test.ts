@@ -12,6 +12,7 @@ t.test("defaults", async (t) => {
   t.equal(c.dataDir, path.resolve("./data"));
   t.equal(c.logLevel, "info");
   t.equal(c.coalesceWrites, true);
+  t.equal(c.gcMetrics, false);
   t.equal(publicBaseUrl(c), "http://127.0.0.1:8080");
 });
 
@@ -22,6 +23,7 @@ t.test("environment variables", async (t) => {
   t.equal(c.dev, true);
   t.same(c.local.blocklist, ["a", "b"]);
   t.equal(loadConfig({ OMNIGATE_COALESCE_WRITES: "0" }).coalesceWrites, false);
+  t.equal(loadConfig({ OMNIGATE_GC_METRICS: "1" }).gcMetrics, true);
   t.equal(publicBaseUrl(c), "https://gw.example.com");
   t.equal(publicBaseUrl(loadConfig({ OMNIGATE_HOST: "0.0.0.0" }), 1234), "http://127.0.0.1:1234");
 });

@@ -92,7 +92,7 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const redis = config.redisUrl ? { url: config.redisUrl, prefix: config.redisPrefix } : undefined;
   const keySignal = redis ? (await import("../core/auth/redis-signal.js")).redisSignal({ ...redis, name: "keys-changed" }) : undefined;
   const auth = authenticator(storage.keys, { now, ...(keySignal ? { shared: keySignal } : {}) });
-  const metrics = overrides.metrics ?? createMetrics();
+  const metrics = overrides.metrics ?? createMetrics({ gcDurations: config.gcMetrics });
   const local = localChatProvider({ ...config.local, signingSecret: config.local.signingSecret || loadSigningSecret(config.dataDir) });
   // Cooling down is the chat routing's to know; it exists once createChatDeps returns.
   const channels = channelStates(config.channels, { now, cooling: (name) => chat.routing.cooling?.(name) ?? false, store: storage.taskAccounts });

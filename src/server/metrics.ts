@@ -2,7 +2,8 @@
 // per RPC. One registry per app instance (no module-level singletons).
 import type { Interceptor } from "@connectrpc/connect";
 import { ConnectError } from "@connectrpc/connect";
-import { Counter, Registry, collectDefaultMetrics, type MetricValueWithName } from "prom-client";
+import { createRequire } from "node:module";
+import { Counter, Registry, type MetricValueWithName } from "prom-client";
 import { watchStream } from "../core/transport-streams.js";
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -133,9 +134,48 @@ export class BucketHistogram<N extends string> {
   }
 }
 
-export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
+/**
+ * prom-client's default process metrics (its `collectDefaultMetrics`), each
+ * from its own module so the GC one can be left out: CPU, memory, file
+ * descriptors, event-loop lag, handles and requests, heap spaces, version.
+ */
+const PROCESS_METRICS = [
+  "processCpuTotal",
+  "processStartTime",
+  "osMemoryHeap",
+  "processOpenFileDescriptors",
+  "processMaxFileDescriptors",
+  "eventLoopLag",
+  ...(typeof process.getActiveResourcesInfo === "function" ? ["processResources"] : []),
+  "processHandles",
+  "processRequests",
+  "heapSizeAndUsed",
+  "heapSpacesSizeAndUsed",
+  "version",
+];
+
+const requireMetric = createRequire(import.meta.url);
+
+/**
+ * Registers the process metrics, with `nodejs_gc_duration_seconds` only when
+ * asked for. That histogram watches every collection through a
+ * PerformanceObserver, and Node makes each collection's entry (with its
+ * deprecation wrappers) in the old generation: at ~50 young collections a
+ * second under load, that was a quarter of what the old generation grew by
+ * per request, so full collections (tens of milliseconds of the request
+ * path's CPU on a one-CPU process) came a third more often
+ * (bench/README.md, twenty-fourth round).
+ */
+function registerProcessMetrics(registry: Registry, gcDurations: boolean): void {
+  for (const name of gcDurations ? [...PROCESS_METRICS, "gc"] : PROCESS_METRICS) {
+    const register = requireMetric(`prom-client/lib/metrics/${name}`) as (registry: Registry, config: object) => void;
+    register(registry, { prefix: "omnigate_", eventLoopMonitoringPrecision: 10 });
+  }
+}
+
+export function createMetrics(opts: { defaultMetrics?: boolean; gcDurations?: boolean } = {}): Metrics {
   const registry = new Registry();
-  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: "omnigate_" });
+  if (opts.defaultMetrics !== false) registerProcessMetrics(registry, opts.gcDurations ?? false);
   const httpCounts = new CountCache<"method" | "route" | "status">();
 
   const rpcCounts = new CountCache<"service" | "method" | "code">();

@@ -1,5 +1,5 @@
 import t from "tap";
-import { Histogram, Registry } from "prom-client";
+import { Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { BucketHistogram, createMetrics } from "../../src/server/metrics.js";
 
 const BUCKETS = [0.001, 0.01, 0.1, 1];
@@ -41,4 +41,18 @@ t.test("createMetrics counts requests and times them per label set", async (t) =
   t.match(text, /omnigate_http_request_duration_seconds_count\{method="GET",route="\/r"\} 3/);
   t.match(text, /omnigate_http_request_duration_seconds_bucket\{le="0\.0025",method="GET",route="\/r"\} 1/);
   t.match(text, /omnigate_rpc_duration_seconds_sum\{service="svc",method="M"\} 0\.003/);
+});
+
+t.test("process metrics: prom-client's defaults, the GC histogram only when asked for", async (t) => {
+  const names = async (r: Registry) => (await r.getMetricsAsJSON()).map((m) => m.name).sort();
+  const theirs = new Registry();
+  collectDefaultMetrics({ register: theirs, prefix: "omnigate_" });
+  const all = await names(theirs);
+  t.ok(all.includes("omnigate_nodejs_gc_duration_seconds"), "prom-client's defaults have the GC histogram");
+  const plain = createMetrics();
+  const withGc = createMetrics({ gcDurations: true });
+  const ours = (await names(plain.registry)).filter((n) => all.includes(n));
+  t.same(ours, all.filter((n) => n !== "omnigate_nodejs_gc_duration_seconds"), "every other default metric, none missing");
+  t.same((await names(withGc.registry)).filter((n) => all.includes(n)), all, "all of them with gcDurations");
+  t.match(await plain.registry.metrics(), /omnigate_process_cpu_user_seconds_total \d/);
 });
