@@ -2,10 +2,14 @@
 // (path in OMNIGATE_CONFIG), validated with zod. Environment wins over the file.
 // A bad value is reported with the name of the setting, and startup stops.
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { EMPTY_PRICES, priceSchema } from "./core/tenancy/prices.js";
+
+// The YAML parser (about 1 MB of heap) is loaded only for a YAML config file.
+const requireYaml = createRequire(import.meta.url);
+const parseYaml = (text: string): unknown => (requireYaml("yaml") as typeof import("yaml")).parse(text);
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 

@@ -4,7 +4,12 @@
 // A declared or named type with a signature the bytes lack is not believed
 // (a "photo.png" that is not a PNG is not sent upstream as one). Pure.
 import { isUtf8 } from "node:buffer";
-import { extension, lookup } from "mime-types";
+import { createRequire } from "node:module";
+
+// mime-types (its database is about 0.6 MB of heap) is loaded by the first file that needs a name's type.
+const requireMime = createRequire(import.meta.url);
+let mimeTypes: typeof import("mime-types") | undefined;
+const mime = (): typeof import("mime-types") => (mimeTypes ??= requireMime("mime-types") as typeof import("mime-types"));
 
 /** Types a chat request may carry as a document or image block. */
 export const CHAT_MEDIA_TYPES: ReadonlySet<string> = new Set(["application/pdf", "text/plain", "image/jpeg", "image/png", "image/gif", "image/webp"]);
@@ -41,7 +46,7 @@ function candidate(type: string | false | undefined): string | undefined {
 export function detectMimeType(data: Uint8Array, declared: string, filename: string): string {
   const signed = sniff(data);
   if (signed) return signed;
-  const named = candidate(declared) ?? candidate(lookup(filename));
+  const named = candidate(declared) ?? candidate(mime().lookup(filename));
   if (named) return named;
   return data.length > 0 && isUtf8(data) && !data.includes(0) ? "text/plain" : "application/octet-stream";
 }
@@ -54,6 +59,6 @@ export function cleanFilename(name: string): string {
 
 /** The name of an upload that came without one: "unnamed", with the extension of its type when there is one. */
 export function unnamed(mimeType: string): string {
-  const ext = extension(mimeType);
+  const ext = mime().extension(mimeType);
   return ext ? `unnamed.${ext}` : "unnamed";
 }
