@@ -1,8 +1,8 @@
-// One upstream HTTP exchange over a channel's keep-alive pool: undici
+// One upstream HTTP exchange over a channel's keep-alive pool: undici's
 // `request`, Node streams, timeouts for the first byte (headers) and for the
 // gap between body chunks, the caller's AbortSignal, and error statuses turned
 // into ConnectErrors (the raw body goes to the log only).
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
 import { errors as undiciErrors, type Dispatcher, type Pool } from "undici";
 import type { ConnectError } from "@connectrpc/connect";
@@ -149,31 +149,36 @@ export async function postJson(
   opts: PostOptions,
 ): Promise<UpstreamResponse> {
   const started = Date.now();
-  let res;
+  let res: UpstreamResponse;
   try {
-    res = await up.pool.request({
-      path: upstreamPath(up.baseUrl, path, opts.query),
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...up.headers, ...opts.headers },
-      body: JSON.stringify(payload),
-      signal: opts.signal,
-      headersTimeout: up.timeouts.firstByteMs,
-      bodyTimeout: up.timeouts.chunkGapMs,
+    res = await new Promise<UpstreamResponse>((resolve, reject) => {
+      if (opts.signal.aborted) return reject(new undiciErrors.RequestAbortedError());
+      up.pool.dispatch(
+        {
+          path: upstreamPath(up.baseUrl, path, opts.query),
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...up.headers, ...opts.headers },
+          body: JSON.stringify(payload),
+          // The handler times the first byte and the chunk gaps itself (see StreamAnswerHandler).
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        },
+        new StreamAnswerHandler(opts.signal, up.timeouts, resolve, reject),
+      );
     });
   } catch (err) {
     const e = transportError(err, up.vendor, "connect");
     up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: opts.requestId, path, err, ms: Date.now() - started }, "upstream request failed");
     throw e;
   }
-  const contentType = String(res.headers["content-type"] ?? "");
-  if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, contentType, body: res.body };
+  if (res.status >= 200 && res.status < 300) return res;
   let text = "";
   try {
     text = await readText(res.body, MAX_ERROR_BODY);
   } catch {
     discard(res.body);
   }
-  throw answeredError(up, path, opts, { status: res.statusCode, headers: res.headers, text }, started);
+  throw answeredError(up, path, opts, { status: res.status, headers: res.headers, text }, started);
 }
 
 /** The ConnectError for an upstream's error status (logged with its body; the vendor's parser reads it). */
@@ -239,15 +244,19 @@ const ONCE = { once: true } as const;
  * A whole exchange's own first-byte and chunk-gap timer fired: the exchange is
  * aborted with the error undici's own timers raise (transportError maps them).
  */
-function expire(h: WholeAnswerHandler): void {
+function expire(h: Timed): void {
   h.expired();
+}
+
+interface Timed {
+  expired(): void;
 }
 
 /** The longest delay a Node timer takes (a longer one would fire at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A timer for `ms` (0: no limit, as with undici's own timeouts). */
-function arm(h: WholeAnswerHandler, ms: number): NodeJS.Timeout | undefined {
+function arm(h: Timed, ms: number): NodeJS.Timeout | undefined {
   return ms > 0 ? setTimeout(expire, Math.min(ms, MAX_TIMER_MS), h) : undefined;
 }
 
@@ -348,6 +357,107 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
     this.settle(Object.assign(err, { [PHASE]: this.status ? "body" : "connect" }));
+  }
+}
+
+/**
+ * The dispatch handler of postJson: a streamed answer (or any answer read
+ * as it arrives), resolved at its headers with the body as a Node Readable.
+ * One object per exchange, its own abort listener, as WholeAnswerHandler.
+ *
+ * Like WholeAnswerHandler it times the first byte and the chunk gaps with one
+ * native timer. Through undici's `request()` each stream made one or two of
+ * undici's fast timers, and each stayed in undici's shared list until its next
+ * half-second tick: about 140 B of old generation a stream, which set how
+ * often the full collections came under streaming load (bench/README.md,
+ * twenty-fourth round). As undici's own body timeout does, the gap is not
+ * counted while the reader has paused the exchange (a slow client is not an
+ * upstream that stalled).
+ */
+class StreamAnswerHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private body: Readable | undefined;
+  private status = 0;
+  private ended = false;
+  private timer: NodeJS.Timeout | undefined = undefined;
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly timeouts: UpstreamTimeouts,
+    private readonly resolve: (r: UpstreamResponse) => void,
+    private readonly reject: (err: Error) => void,
+  ) {
+    signal.addEventListener("abort", this, ONCE);
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.controller?.abort(new undiciErrors.RequestAbortedError());
+  }
+
+  expired(): void {
+    if (this.controller?.paused) {
+      this.timer?.refresh();
+      return;
+    }
+    this.timer = undefined;
+    this.controller?.abort(this.status ? new undiciErrors.BodyTimeoutError() : new undiciErrors.HeadersTimeoutError());
+  }
+
+  /** The exchange is over (ended, failed or dropped by the reader): no timer, no listener. */
+  private finish(): void {
+    this.ended = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.signal.removeEventListener("abort", this);
+  }
+
+  onRequestStart(c: Dispatcher.DispatchController): void {
+    this.controller = c;
+    if (this.signal.aborted) return this.handleEvent();
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = arm(this, this.timeouts.firstByteMs);
+  }
+
+  onResponseStart(c: Dispatcher.DispatchController, statusCode: number, h: Record<string, string | string[] | undefined>): void {
+    // An informational answer (100 Continue) is followed by the real one.
+    if (statusCode < 200) return;
+    this.status = statusCode;
+    if (this.timer !== undefined && this.timeouts.chunkGapMs === this.timeouts.firstByteMs) this.timer.refresh();
+    else {
+      if (this.timer !== undefined) clearTimeout(this.timer);
+      this.timer = arm(this, this.timeouts.chunkGapMs);
+    }
+    const headers = h as IncomingHttpHeaders;
+    this.body = new Readable({
+      read: () => c.resume(),
+      destroy: (err, cb) => {
+        // The reader let go before the end: the exchange stops too.
+        if (!this.ended) {
+          this.finish();
+          c.abort(err ?? new undiciErrors.RequestAbortedError());
+        }
+        cb(err);
+      },
+    });
+    this.resolve({ status: statusCode, headers, contentType: String(headers["content-type"] ?? ""), body: this.body });
+  }
+
+  onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.timer?.refresh();
+    if (this.body && !this.body.push(chunk)) c.pause();
+  }
+
+  onResponseEnd(): void {
+    this.finish();
+    this.body?.push(null);
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    const wasEnded = this.ended;
+    this.finish();
+    if (!this.body) this.reject(err);
+    else if (!wasEnded) this.body.destroy(err);
   }
 }
 

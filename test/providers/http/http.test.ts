@@ -254,3 +254,84 @@ t.test("exchangeJson times the first byte and each chunk gap itself; 0 is no lim
   t.equal(errorDetail(noFirstByteLimit.err!)?.metadata.phase, "chunk_gap", "the gap limit still applies");
   t.same((await call(up(2 ** 40, 2 ** 40), "/late")).ok, { late: true }, "a limit past a timer's range is no limit, not an instant one");
 });
+
+t.test("postJson (streams) times the first byte and each chunk gap itself, not while the reader has paused it", async (t) => {
+  const big = "x".repeat(8 * 1024);
+  const fake = await startFakeUpstream((req): Reply => {
+    switch (req.path) {
+      case "/v1/late":
+        return { delayMs: 300, chunks: ["data: 1\n\n"] };
+      case "/v1/stall":
+        // Headers and one event, then nothing.
+        return { chunks: ["data: 1\n\n", "data: 2\n\n"], chunkDelayMs: 5000 };
+      case "/v1/drip":
+        return { chunks: ["data: 1\n\n", "data: 2\n\n", "data: 3\n\n", "data: 4\n\n"], chunkDelayMs: 80 };
+      case "/v1/big":
+        // Far more than the body buffers: the reader's pause reaches the socket.
+        return { chunks: Array.from({ length: 40 }, (_, i) => `data: ${i} ${big}\n\n`) };
+      case "/v1/long":
+        return { chunks: Array.from({ length: 50 }, (_, i) => `data: ${i}\n\n`), chunkDelayMs: 20 };
+      default:
+        return { status: 404, json: {} };
+    }
+  });
+  t.teardown(() => fake.close());
+  const ups: ReturnType<typeof testUpstream>[] = [];
+  const up = (firstByteMs: number, chunkGapMs: number) => {
+    const u = testUpstream("openai", `${fake.url}/v1`, { firstByteMs, chunkGapMs, channel: `stream-timers-${firstByteMs}-${chunkGapMs}-${ups.length}` });
+    ups.push(u);
+    return u;
+  };
+  t.teardown(() => Promise.all(ups.map((u) => u.pools.close())));
+  const open = (u: ReturnType<typeof testUpstream>, path: string, signal = new AbortController().signal) => postJson(u, path, {}, { signal, requestId: "r", parseError: () => ({}) });
+  const drain = async (u: ReturnType<typeof testUpstream>, path: string): Promise<{ data?: string[]; err?: ConnectError }> => {
+    const data: string[] = [];
+    try {
+      const res = await open(u, path);
+      for await (const e of sseMap(res.body, "openai", asItem)) data.push(e.data.split(" ")[0]!);
+      return { data };
+    } catch (err) {
+      return { err: err as ConnectError };
+    }
+  };
+
+  const late = await drain(up(100, 5000), "/late");
+  t.equal(late.err?.code, Code.DeadlineExceeded, "first byte too late");
+  t.equal(errorDetail(late.err!)?.metadata.phase, "first_byte");
+  const stalled = await drain(up(5000, 150), "/stall");
+  t.equal(stalled.err?.code, Code.DeadlineExceeded, "after the headers and an event, silence past the gap limit");
+  t.equal(errorDetail(stalled.err!)?.metadata.phase, "chunk_gap");
+  t.same((await drain(up(200, 200), "/drip")).data, ["1", "2", "3", "4"], "each chunk restarts the gap");
+  t.same((await drain(up(0, 0), "/late")).data, ["1"], "0: no limits");
+
+  // The reader takes the headers, then reads nothing for four gap limits while the upstream has far more to send.
+  const paused = await open(up(5000, 100), "/big");
+  await new Promise((r) => setTimeout(r, 400));
+  const seen: string[] = [];
+  for await (const e of sseMap(paused.body, "openai", asItem)) seen.push(e.data.split(" ")[0]!);
+  t.equal(seen.length, 40, "a reader that paused is not an upstream that stalled: every event arrives");
+
+  // The reader lets go early: the upstream exchange stops.
+  const res = await open(up(5000, 5000), "/long");
+  const it = sseMap(res.body, "openai", asItem);
+  t.equal((await it.next()).value?.data, "0");
+  const aborted = fake.nextAbort();
+  await it.return!();
+  await aborted;
+  t.pass("dropping the body aborted the upstream request");
+
+  // The caller's signal, before the headers and during the body.
+  const before = new AbortController();
+  before.abort();
+  t.equal(((await open(up(5000, 5000), "/late", before.signal).catch((e: unknown) => e)) as ConnectError).code, Code.Canceled, "aborted before it started");
+  const during = new AbortController();
+  const started = await open(up(5000, 5000), "/long", during.signal);
+  const chunks = sseMap(started.body, "openai", asItem);
+  await chunks.next();
+  during.abort();
+  const after = await chunks.next().then(
+    () => undefined,
+    (e: unknown) => e as ConnectError,
+  );
+  t.equal(after?.code, Code.Canceled, "aborted mid-body: the reader's next read fails as cancelled");
+});
