@@ -1,7 +1,8 @@
-// One upstream HTTP exchange over a channel's keep-alive pool: undici's
-// `request`, Node streams, timeouts for the first byte (headers) and for the
-// gap between body chunks, the caller's AbortSignal, and error statuses turned
-// into ConnectErrors (the raw body goes to the log only).
+// One upstream HTTP exchange over a channel's keep-alive pool, through
+// undici's dispatch API with a handler of our own (a whole JSON answer, or a
+// streamed one as a Node Readable): timeouts for the first byte (headers) and
+// for the gap between body chunks, the caller's AbortSignal, and error
+// statuses turned into ConnectErrors (the raw body goes to the log only).
 import { Readable } from "node:stream";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
 import { errors as undiciErrors, type Dispatcher, type Pool } from "undici";
