@@ -160,7 +160,7 @@ export async function postJson(
           method: "POST",
           headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...up.headers, ...opts.headers },
           body: JSON.stringify(payload),
-          // The handler times the first byte and the chunk gaps itself (see StreamAnswerHandler).
+          // The handler times the first byte and the chunk gaps itself (see TimedExchange).
           headersTimeout: 0,
           bodyTimeout: 0,
         },
@@ -241,57 +241,39 @@ function dispatchWhole(up: Upstream, opts: Dispatcher.DispatchOptions, signal: A
 
 const ONCE = { once: true } as const;
 
-/**
- * A whole exchange's own first-byte and chunk-gap timer fired: the exchange is
- * aborted with the error undici's own timers raise (transportError maps them).
- */
-function expire(h: Timed): void {
+/** A handler's own first-byte or chunk-gap timer fired. */
+function expire(h: TimedExchange): void {
   h.expired();
-}
-
-interface Timed {
-  expired(): void;
 }
 
 /** The longest delay a Node timer takes (a longer one would fire at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** A timer for `ms` (0: no limit, as with undici's own timeouts). */
-function arm(h: Timed, ms: number): NodeJS.Timeout | undefined {
-  return ms > 0 ? setTimeout(expire, Math.min(ms, MAX_TIMER_MS), h) : undefined;
-}
-
 /**
- * The dispatch handler of dispatchWhole. One object per exchange: its methods
- * live on the prototype, and it is its own abort listener (handleEvent), so
- * an exchange makes no closures.
- *
- * It times the first byte and the gaps between body chunks itself, with one
- * native timer cleared when the exchange settles, and tells undici not to
- * (headersTimeout and bodyTimeout 0 in the dispatch options). undici's timers
- * for delays over a second are "fast timers": an object per request that
- * stays in a shared list until its next half-second tick, long after the
- * request is done, so every request promoted it (about 90 B of the 280 B a
- * non-streaming request promoted to the old generation), and those bytes set
- * how often the full collections came. A native timer is unlinked when it is
- * cleared and dies young. Like undici's, the clock starts when the request is
- * written (onRequestStart), not while it waits in the pool's queue.
+ * What both dispatch handlers share: the caller's signal (the handler is its
+ * own abort listener, handleEvent, so an exchange makes no closures), and one
+ * native timer for the first byte, then for each gap between body chunks,
+ * cleared when the exchange settles. undici is told not to time them
+ * (headersTimeout and bodyTimeout 0 in the dispatch options): for delays over
+ * a second its timers are "fast timers", an object per exchange that stays in
+ * a shared list until its next half-second tick, long after the exchange is
+ * done, so every exchange promoted one or two to the old generation, and those
+ * bytes set how often the full collections came (bench/README.md, tenth and
+ * twenty-fourth rounds). A native timer is unlinked when it is cleared and dies
+ * young. Like undici's, the clock starts when the request is written
+ * (onRequestStart), not while it waits in the pool's queue, and a gap is not
+ * counted while the reader has paused the exchange. An expired timer aborts
+ * the exchange with the error undici's own timers raise (transportError maps
+ * them).
  */
-class WholeAnswerHandler implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | undefined;
-  private status = 0;
-  private headers: IncomingHttpHeaders = {};
-  private limit = MAX_JSON_BODY;
-  private chunks: Buffer[] = [];
-  private size = 0;
-  private settled = false;
+abstract class TimedExchange {
+  protected controller: Dispatcher.DispatchController | undefined;
+  protected status = 0;
   private timer: NodeJS.Timeout | undefined = undefined;
 
   constructor(
     private readonly signal: AbortSignal,
     private readonly timeouts: UpstreamTimeouts,
-    private readonly resolve: (a: WholeAnswer) => void,
-    private readonly reject: (err: Error) => void,
   ) {
     signal.addEventListener("abort", this, ONCE);
   }
@@ -303,41 +285,91 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
 
   /** The first byte (no status yet) or the next chunk (a status, then silence) is overdue. */
   expired(): void {
+    if (this.controller?.paused) {
+      this.timer?.refresh();
+      return;
+    }
     this.timer = undefined;
     this.controller?.abort(this.status ? new undiciErrors.BodyTimeoutError() : new undiciErrors.HeadersTimeoutError());
+  }
+
+  /** A timer for `ms` (0: no limit, as with undici's own timeouts). */
+  private arm(ms: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = ms > 0 ? setTimeout(expire, Math.min(ms, MAX_TIMER_MS), this) : undefined;
+  }
+
+  /** The request is on its way (again, when undici retries it): the first byte's clock starts. */
+  protected started(c: Dispatcher.DispatchController): boolean {
+    this.controller = c;
+    if (this.signal.aborted) {
+      this.handleEvent();
+      return false;
+    }
+    this.arm(this.timeouts.firstByteMs);
+    return true;
+  }
+
+  /** The status arrived: from here on the timer measures the gap before the next chunk. */
+  protected answered(statusCode: number): void {
+    this.status = statusCode;
+    if (this.timer !== undefined && this.timeouts.chunkGapMs === this.timeouts.firstByteMs) this.timer.refresh();
+    else this.arm(this.timeouts.chunkGapMs);
+  }
+
+  /** A chunk arrived. */
+  protected chunk(): void {
+    this.timer?.refresh();
+  }
+
+  /** The exchange is over: no timer, no listener. */
+  protected done(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.signal.removeEventListener("abort", this);
+  }
+}
+
+/**
+ * The dispatch handler of dispatchWhole: collects the whole answer. One object
+ * per exchange, its methods on the prototype; timed as TimedExchange says.
+ */
+class WholeAnswerHandler extends TimedExchange implements Dispatcher.DispatchHandler {
+  private headers: IncomingHttpHeaders = {};
+  private limit = MAX_JSON_BODY;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private settled = false;
+
+  constructor(
+    signal: AbortSignal,
+    timeouts: UpstreamTimeouts,
+    private readonly resolve: (a: WholeAnswer) => void,
+    private readonly reject: (err: Error) => void,
+  ) {
+    super(signal, timeouts);
   }
 
   private settle(err: unknown, answer?: WholeAnswer): void {
     if (this.settled) return;
     this.settled = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.signal.removeEventListener("abort", this);
+    this.done();
     if (err === undefined) this.resolve(answer!);
     else this.reject(err instanceof Error ? err : new Error(String(err)));
   }
 
   onRequestStart(c: Dispatcher.DispatchController): void {
-    this.controller = c;
-    if (this.signal.aborted) return this.handleEvent();
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = arm(this, this.timeouts.firstByteMs);
+    this.started(c);
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, h: Record<string, string | string[] | undefined>): void {
-    this.status = statusCode;
+    this.answered(statusCode);
     this.headers = h as IncomingHttpHeaders;
     if (statusCode < 200 || statusCode >= 300) this.limit = MAX_ERROR_BODY;
-    // From here on the timer measures the gap before the next chunk.
-    if (this.timer !== undefined && this.timeouts.chunkGapMs === this.timeouts.firstByteMs) this.timer.refresh();
-    else {
-      if (this.timer !== undefined) clearTimeout(this.timer);
-      this.timer = arm(this, this.timeouts.chunkGapMs);
-    }
   }
 
   onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.timer?.refresh();
+    this.chunk();
     this.size += chunk.length;
     if (this.size > this.limit) {
       // An error body is kept only to its limit; an oversized answer is a failure.
@@ -362,73 +394,40 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
 }
 
 /**
- * The dispatch handler of postJson: a streamed answer (or any answer read
- * as it arrives), resolved at its headers with the body as a Node Readable.
- * One object per exchange, its own abort listener, as WholeAnswerHandler.
- *
- * Like WholeAnswerHandler it times the first byte and the chunk gaps with one
- * native timer. Through undici's `request()` each stream made one or two of
- * undici's fast timers, and each stayed in undici's shared list until its next
- * half-second tick: about 140 B of old generation a stream, which set how
- * often the full collections came under streaming load (bench/README.md,
- * twenty-fourth round). As undici's own body timeout does, the gap is not
- * counted while the reader has paused the exchange (a slow client is not an
- * upstream that stalled).
+ * The dispatch handler of postJson: a streamed answer (or any answer read as
+ * it arrives), resolved at its headers with the body as a Node Readable that
+ * pauses the exchange when its reader falls behind; timed as TimedExchange
+ * says. Through undici's `request()` each stream made one or two of undici's
+ * fast timers: about 140 B of old generation a stream (bench/README.md,
+ * twenty-fourth round).
  */
-class StreamAnswerHandler implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | undefined;
+class StreamAnswerHandler extends TimedExchange implements Dispatcher.DispatchHandler {
   private body: Readable | undefined;
-  private status = 0;
   private ended = false;
-  private timer: NodeJS.Timeout | undefined = undefined;
 
   constructor(
-    private readonly signal: AbortSignal,
-    private readonly timeouts: UpstreamTimeouts,
+    signal: AbortSignal,
+    timeouts: UpstreamTimeouts,
     private readonly resolve: (r: UpstreamResponse) => void,
     private readonly reject: (err: Error) => void,
   ) {
-    signal.addEventListener("abort", this, ONCE);
+    super(signal, timeouts);
   }
 
-  /** The caller's signal aborted. */
-  handleEvent(): void {
-    this.controller?.abort(new undiciErrors.RequestAbortedError());
-  }
-
-  expired(): void {
-    if (this.controller?.paused) {
-      this.timer?.refresh();
-      return;
-    }
-    this.timer = undefined;
-    this.controller?.abort(this.status ? new undiciErrors.BodyTimeoutError() : new undiciErrors.HeadersTimeoutError());
-  }
-
-  /** The exchange is over (ended, failed or dropped by the reader): no timer, no listener. */
+  /** The exchange is over (ended, failed or dropped by the reader). */
   private finish(): void {
     this.ended = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.signal.removeEventListener("abort", this);
+    this.done();
   }
 
   onRequestStart(c: Dispatcher.DispatchController): void {
-    this.controller = c;
-    if (this.signal.aborted) return this.handleEvent();
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = arm(this, this.timeouts.firstByteMs);
+    this.started(c);
   }
 
   onResponseStart(c: Dispatcher.DispatchController, statusCode: number, h: Record<string, string | string[] | undefined>): void {
     // An informational answer (100 Continue) is followed by the real one.
     if (statusCode < 200) return;
-    this.status = statusCode;
-    if (this.timer !== undefined && this.timeouts.chunkGapMs === this.timeouts.firstByteMs) this.timer.refresh();
-    else {
-      if (this.timer !== undefined) clearTimeout(this.timer);
-      this.timer = arm(this, this.timeouts.chunkGapMs);
-    }
+    this.answered(statusCode);
     const headers = h as IncomingHttpHeaders;
     this.body = new Readable({
       read: () => c.resume(),
@@ -445,7 +444,7 @@ class StreamAnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.timer?.refresh();
+    this.chunk();
     if (this.body && !this.body.push(chunk)) c.pause();
   }
 
@@ -498,7 +497,7 @@ export function exchangeJson<T = unknown>(up: Upstream, path: string, payload: u
           method: "POST",
           headers: { "content-type": "application/json", accept: "application/json", ...up.headers, ...opts.headers },
           body: JSON.stringify(payload),
-          // The handler times the first byte and the chunk gaps itself (see WholeAnswerHandler).
+          // The handler times the first byte and the chunk gaps itself (see TimedExchange).
           headersTimeout: 0,
           bodyTimeout: 0,
         },
