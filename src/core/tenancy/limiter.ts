@@ -61,9 +61,11 @@ export function memoryLimiter(now: () => number = Date.now): RateLimiter {
         return () => {
           if (released) return;
           released = true;
-          const left = (running.get(keyId) ?? 1) - 1;
-          if (left <= 0) running.delete(keyId);
-          else running.set(keyId, left);
+          // A key's count stays in the map at 0 rather than being deleted: the map lives as long as
+          // the process, and adding and deleting a key on every request makes V8 rehash its table
+          // into the old generation each time (bench/README.md, twenty-fourth round). One entry per
+          // key that has a concurrency limit.
+          running.set(keyId, Math.max(0, (running.get(keyId) ?? 1) - 1));
         };
       }
       return () => undefined;
