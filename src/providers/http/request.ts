@@ -242,7 +242,7 @@ function dispatchWhole(up: Upstream, opts: Dispatcher.DispatchOptions, signal: A
 const ONCE = { once: true } as const;
 
 /** A handler's own first-byte or chunk-gap timer fired. */
-function expire(h: TimedExchange): void {
+function expire(h: { expired(): void }): void {
   h.expired();
 }
 
@@ -266,7 +266,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * the exchange with the error undici's own timers raise (transportError maps
  * them).
  */
-abstract class TimedExchange {
+abstract class TimedExchange<T> implements Dispatcher.DispatchHandler {
   protected controller: Dispatcher.DispatchController | undefined;
   protected status = 0;
   private timer: NodeJS.Timeout | undefined = undefined;
@@ -274,6 +274,10 @@ abstract class TimedExchange {
   constructor(
     private readonly signal: AbortSignal,
     private readonly timeouts: UpstreamTimeouts,
+    /** Called once, with the answer (the whole one, or its head and body). */
+    protected readonly resolve: (answer: T) => void,
+    /** Called once, when the exchange fails before resolve. */
+    protected readonly reject: (err: Error) => void,
   ) {
     signal.addEventListener("abort", this, ONCE);
   }
@@ -300,14 +304,10 @@ abstract class TimedExchange {
   }
 
   /** The request is on its way (again, when undici retries it): the first byte's clock starts. */
-  protected started(c: Dispatcher.DispatchController): boolean {
+  onRequestStart(c: Dispatcher.DispatchController): void {
     this.controller = c;
-    if (this.signal.aborted) {
-      this.handleEvent();
-      return false;
-    }
+    if (this.signal.aborted) return this.handleEvent();
     this.arm(this.timeouts.firstByteMs);
-    return true;
   }
 
   /** The status arrived: from here on the timer measures the gap before the next chunk. */
@@ -334,21 +334,12 @@ abstract class TimedExchange {
  * The dispatch handler of dispatchWhole: collects the whole answer. One object
  * per exchange, its methods on the prototype; timed as TimedExchange says.
  */
-class WholeAnswerHandler extends TimedExchange implements Dispatcher.DispatchHandler {
+class WholeAnswerHandler extends TimedExchange<WholeAnswer> {
   private headers: IncomingHttpHeaders = {};
   private limit = MAX_JSON_BODY;
   private chunks: Buffer[] = [];
   private size = 0;
   private settled = false;
-
-  constructor(
-    signal: AbortSignal,
-    timeouts: UpstreamTimeouts,
-    private readonly resolve: (a: WholeAnswer) => void,
-    private readonly reject: (err: Error) => void,
-  ) {
-    super(signal, timeouts);
-  }
 
   private settle(err: unknown, answer?: WholeAnswer): void {
     if (this.settled) return;
@@ -356,10 +347,6 @@ class WholeAnswerHandler extends TimedExchange implements Dispatcher.DispatchHan
     this.done();
     if (err === undefined) this.resolve(answer!);
     else this.reject(err instanceof Error ? err : new Error(String(err)));
-  }
-
-  onRequestStart(c: Dispatcher.DispatchController): void {
-    this.started(c);
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, h: Record<string, string | string[] | undefined>): void {
@@ -401,27 +388,14 @@ class WholeAnswerHandler extends TimedExchange implements Dispatcher.DispatchHan
  * fast timers: about 140 B of old generation a stream (bench/README.md,
  * twenty-fourth round).
  */
-class StreamAnswerHandler extends TimedExchange implements Dispatcher.DispatchHandler {
+class StreamAnswerHandler extends TimedExchange<UpstreamResponse> {
   private body: Readable | undefined;
   private ended = false;
-
-  constructor(
-    signal: AbortSignal,
-    timeouts: UpstreamTimeouts,
-    private readonly resolve: (r: UpstreamResponse) => void,
-    private readonly reject: (err: Error) => void,
-  ) {
-    super(signal, timeouts);
-  }
 
   /** The exchange is over (ended, failed or dropped by the reader). */
   private finish(): void {
     this.ended = true;
     this.done();
-  }
-
-  onRequestStart(c: Dispatcher.DispatchController): void {
-    this.started(c);
   }
 
   onResponseStart(c: Dispatcher.DispatchController, statusCode: number, h: Record<string, string | string[] | undefined>): void {

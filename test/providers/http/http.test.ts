@@ -1,6 +1,6 @@
 // The shared upstream HTTP layer: SSE parsing over Node streams, retry-after,
 // paths, error mapping, pools and the log.
-import t from "tap";
+import t, { type Test } from "tap";
 import { Readable } from "node:stream";
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { sseMap, type SseEvent } from "../../../src/providers/http/sse.js";
@@ -13,6 +13,17 @@ import { startFakeUpstream, type Reply } from "../../fixtures/fake-upstream.js";
 import { testUpstream } from "../../fixtures/upstream.js";
 
 const asItem = (e: SseEvent) => [e];
+
+/** Upstreams with the given first-byte and chunk-gap limits, each on a channel (and pool) of its own, closed at the test's end. */
+function timedUpstreams(t: Test, base: string, prefix: string) {
+  const ups: ReturnType<typeof testUpstream>[] = [];
+  t.teardown(() => Promise.all(ups.map((u) => u.pools.close())));
+  return (firstByteMs: number, chunkGapMs: number) => {
+    const u = testUpstream("openai", base, { firstByteMs, chunkGapMs, channel: `${prefix}-${firstByteMs}-${chunkGapMs}-${ups.length}` });
+    ups.push(u);
+    return u;
+  };
+}
 
 async function events(chunks: (string | Buffer)[]) {
   const out: { event: string | undefined; data: string }[] = [];
@@ -232,13 +243,7 @@ t.test("exchangeJson times the first byte and each chunk gap itself; 0 is no lim
       (v) => ({ ok: v }),
       (e: unknown) => ({ err: e as ConnectError }),
     );
-  const ups: ReturnType<typeof testUpstream>[] = [];
-  const up = (firstByteMs: number, chunkGapMs: number) => {
-    const u = testUpstream("openai", `${fake.url}/v1`, { firstByteMs, chunkGapMs, channel: `timers-${firstByteMs}-${chunkGapMs}` });
-    ups.push(u);
-    return u;
-  };
-  t.teardown(() => Promise.all(ups.map((u) => u.pools.close())));
+  const up = timedUpstreams(t, `${fake.url}/v1`, "timers");
 
   const slowStart = await call(up(100, 5000), "/late");
   t.equal(slowStart.err?.code, Code.DeadlineExceeded, "the first byte is timed with its own limit");
@@ -276,13 +281,7 @@ t.test("postJson (streams) times the first byte and each chunk gap itself, not w
     }
   });
   t.teardown(() => fake.close());
-  const ups: ReturnType<typeof testUpstream>[] = [];
-  const up = (firstByteMs: number, chunkGapMs: number) => {
-    const u = testUpstream("openai", `${fake.url}/v1`, { firstByteMs, chunkGapMs, channel: `stream-timers-${firstByteMs}-${chunkGapMs}-${ups.length}` });
-    ups.push(u);
-    return u;
-  };
-  t.teardown(() => Promise.all(ups.map((u) => u.pools.close())));
+  const up = timedUpstreams(t, `${fake.url}/v1`, "stream-timers");
   const open = (u: ReturnType<typeof testUpstream>, path: string, signal = new AbortController().signal) => postJson(u, path, {}, { signal, requestId: "r", parseError: () => ({}) });
   const drain = async (u: ReturnType<typeof testUpstream>, path: string): Promise<{ data?: string[]; err?: ConnectError }> => {
     const data: string[] = [];
