@@ -22,12 +22,15 @@ export function callerOf(ctx: HandlerContext): Principal {
   if (!p) throw unauthenticated("missing API key");
   return p;
 }
-/** The wire format a call came in on ("messages", "generate-content", ..., or "core" for direct RPC callers). */
+/**
+ * The wire format a call came in on ("messages", "generate-content", ..., or
+ * "core" for remote RPC callers). Only the in-process transport sets it, from
+ * the facade that translated the call; no header a caller sends can.
+ */
 export const formatKey = createContextKey<string>("core", { description: "calling wire format" });
 export const requestIdKey = createContextKey<string>("", { description: "request id" });
 
-/** Header names facades use to tell the core about the original request. */
-export const FORMAT_HEADER = "omnigate-format";
+/** Header name facades use to tell the core the original request's id. */
 export const REQUEST_ID_HEADER = "request-id";
 
 /**

@@ -8,6 +8,7 @@
 // deadline), and a stream the caller stops reading after it aborted is closed,
 // so every interceptor's and service's cleanup runs.
 import { type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type DescService, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { formatKey } from "./context.js";
 import { promiseOf } from "./iter.js";
 import { create } from "./proto/create.js";
 import {
@@ -26,6 +27,7 @@ import {
   type Transport,
   type UnaryRequest,
   type UnaryResponse,
+  type ContextValues,
 } from "@connectrpc/connect";
 
 type HeaderInit = ConstructorParameters<typeof Headers>[0];
@@ -261,8 +263,14 @@ const invokeStream: AnyFn = async (req) => {
   return { stream: true, service: req.service, method: req.method, header: c.out.header, trailer: c.out.trailer, message: out } as StreamResponse;
 };
 
-/** A request as the interceptors see it: method, URL, signal, headers, fresh context values and the message. */
-function request(stream: boolean, method: DescMethod, target: Target, signal: AbortSignal, header: HeaderInit | undefined, timeoutMs: number | undefined, message: unknown) {
+/**
+ * A request as the interceptors see it: method, URL, signal, headers, fresh
+ * context values and the message. Of the caller's context values only the
+ * entry format is taken (the facade that made the call sets it).
+ */
+function request(stream: boolean, method: DescMethod, target: Target, signal: AbortSignal, header: HeaderInit | undefined, timeoutMs: number | undefined, message: unknown, callerValues: ContextValues | undefined) {
+  const contextValues = createContextValues().set(callKey, newCall(target, timeoutMs));
+  if (callerValues) contextValues.set(formatKey, callerValues.get(formatKey));
   return {
     stream,
     service: method.parent,
@@ -271,7 +279,7 @@ function request(stream: boolean, method: DescMethod, target: Target, signal: Ab
     url: target.url,
     signal,
     header: requestHeaders(header),
-    contextValues: createContextValues().set(callKey, newCall(target, timeoutMs)),
+    contextValues,
     message,
   };
 }
@@ -293,6 +301,7 @@ export interface DirectTransport extends Transport {
     timeoutMs: number | undefined,
     header: HeaderInit | undefined,
     input: MessageInitShape<I>,
+    contextValues?: ContextValues,
   ): Promise<MessageShape<O>>;
 }
 
@@ -313,10 +322,10 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
   const unary = chain(opts.interceptors, invokeUnary);
   const stream = chain(opts.interceptors, invokeStream);
 
-  async function unaryWithDeadline(method: DescMethodUnary, target: Target, callerSignal: AbortSignal | undefined, timeoutMs: number, header: HeaderInit | undefined, input: unknown) {
+  async function unaryWithDeadline(method: DescMethodUnary, target: Target, callerSignal: AbortSignal | undefined, timeoutMs: number, header: HeaderInit | undefined, input: unknown, values: ContextValues | undefined) {
     const { signal, cleanup } = callSignal(callerSignal, timeoutMs);
     try {
-      return await unary(request(false, method, target, signal, header, timeoutMs, create(method.input, input as never)) as UnaryRequest);
+      return await unary(request(false, method, target, signal, header, timeoutMs, create(method.input, input as never), values) as UnaryRequest);
     } catch (err) {
       throw toCallerError(err, signal);
     } finally {
@@ -325,13 +334,21 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
   }
 
   /** A unary call's response, or with `pick` what it takes from it, in the one promise that also maps errors. */
-  function unaryCall<R>(method: DescMethodUnary, callerSignal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeaderInit | undefined, input: unknown, pick: (res: UnaryResponse) => R): Promise<R> {
+  function unaryCall<R>(
+    method: DescMethodUnary,
+    callerSignal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+    header: HeaderInit | undefined,
+    input: unknown,
+    values: ContextValues | undefined,
+    pick: (res: UnaryResponse) => R,
+  ): Promise<R> {
     const target = targetFor(method);
-    if (timeoutMs !== undefined) return (unaryWithDeadline(method, target, callerSignal, timeoutMs, header, input) as Promise<UnaryResponse>).then(pick);
+    if (timeoutMs !== undefined) return (unaryWithDeadline(method, target, callerSignal, timeoutMs, header, input, values) as Promise<UnaryResponse>).then(pick);
     // No deadline to clear: no async frame of its own.
     const signal = callerSignal ?? new AbortController().signal;
     try {
-      return (unary(request(false, method, target, signal, header, undefined, create(method.input, input as never)) as UnaryRequest) as Promise<UnaryResponse>).then(pick, (err: unknown) =>
+      return (unary(request(false, method, target, signal, header, undefined, create(method.input, input as never), values) as UnaryRequest) as Promise<UnaryResponse>).then(pick, (err: unknown) =>
         Promise.reject(toCallerError(err, signal)),
       );
     } catch (err) {
@@ -341,8 +358,8 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
 
   const transport: DirectTransport = {
     // Typed by the interfaces (Transport, DirectTransport) rather than spelled out again.
-    unary: ((method: DescMethodUnary, callerSignal, timeoutMs, header, input) => unaryCall(method, callerSignal, timeoutMs, header, input, asResponse)) as Transport["unary"],
-    unaryMessage: ((method: DescMethodUnary, callerSignal, timeoutMs, header, input) => unaryCall(method, callerSignal, timeoutMs, header, input, messageOf)) as DirectTransport["unaryMessage"],
+    unary: ((method: DescMethodUnary, callerSignal, timeoutMs, header, input, values) => unaryCall(method, callerSignal, timeoutMs, header, input, values, asResponse)) as Transport["unary"],
+    unaryMessage: ((method: DescMethodUnary, callerSignal, timeoutMs, header, input, values) => unaryCall(method, callerSignal, timeoutMs, header, input, values, messageOf)) as DirectTransport["unaryMessage"],
 
     async stream<I extends DescMessage, O extends DescMessage>(
       method: DescMethodStreaming<I, O>,
@@ -350,12 +367,13 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
       timeoutMs: number | undefined,
       header: HeaderInit | undefined,
       input: AsyncIterable<MessageInitShape<I>>,
+      values?: ContextValues,
     ): Promise<StreamResponse<I, O>> {
       const target = targetFor(method);
       const { signal, cleanup } = callSignal(callerSignal, timeoutMs);
       let res: StreamResponse;
       try {
-        res = (await stream(request(true, method, target, signal, header, timeoutMs, normalized(method.input, input)) as StreamRequest)) as StreamResponse;
+        res = (await stream(request(true, method, target, signal, header, timeoutMs, normalized(method.input, input), values) as StreamRequest)) as StreamResponse;
       } catch (err) {
         cleanup();
         throw toCallerError(err, signal);

@@ -2,7 +2,7 @@
 // client's key as "authorization: Bearer"; gRPC and Connect callers send it the
 // same way. The principal goes into the call's context values.
 import type { Interceptor } from "@connectrpc/connect";
-import { FORMAT_HEADER, REQUEST_ID_HEADER, formatKey, principalKey, requestIdKey, type Principal } from "../context.js";
+import { REQUEST_ID_HEADER, principalKey, requestIdKey, type Principal } from "../context.js";
 import { unauthenticated } from "../errors.js";
 import type { Authenticator } from "./authenticator.js";
 
@@ -13,12 +13,10 @@ export function bearerToken(header: string | null | undefined): string | undefin
 }
 
 export function authInterceptor(auth: Authenticator): Interceptor {
-  /** Puts the principal and the call's headers into its context values; a refusal is returned, not thrown. */
+  /** Puts the principal and the request id into the call's context values; a refusal is returned, not thrown. */
   const admit = (req: Parameters<Parameters<Interceptor>[0]>[0], principal: Principal | undefined, token: string | undefined) => {
     if (!principal) return unauthenticated(token ? "invalid API key" : "missing API key");
     req.contextValues.set(principalKey, principal);
-    const format = req.header.get(FORMAT_HEADER);
-    if (format) req.contextValues.set(formatKey, format);
     const rid = req.header.get(REQUEST_ID_HEADER);
     if (rid) req.contextValues.set(requestIdKey, rid);
     return undefined;

@@ -3,8 +3,9 @@
 // model, or when the call fails, the prompt passes unchanged and the task's
 // properties say so. Never an error.
 import type { JsonObject } from "@bufbuild/protobuf";
-import type { Client } from "@connectrpc/connect";
+import { createContextValues, type Client } from "@connectrpc/connect";
 import { Role, type ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { formatKey } from "../context.js";
 import { hasChinese, paramsOf, stripParams } from "./prompt.js";
 
 export interface Translation {
@@ -16,7 +17,7 @@ const SYSTEM = "Translate the user's image-generation prompt into English. Answe
 
 export async function translatePrompt(
   prompt: string,
-  opts: { model: string; chat?: (() => Client<typeof ChatService>) | undefined; authorization: string | null; signal?: AbortSignal },
+  opts: { model: string; chat?: (() => Client<typeof ChatService>) | undefined; authorization: string | null; format?: string; signal?: AbortSignal },
 ): Promise<Translation> {
   if (!hasChinese(prompt)) return { promptEn: prompt, properties: {} };
   if (!opts.model || !opts.chat) {
@@ -34,7 +35,11 @@ export async function translatePrompt(
           config: { maxOutputTokens: 512, temperature: 0 },
         },
       },
-      { headers: opts.authorization ? { authorization: opts.authorization } : {}, ...(opts.signal ? { signal: opts.signal } : {}) },
+      {
+        headers: opts.authorization ? { authorization: opts.authorization } : {},
+        contextValues: createContextValues().set(formatKey, opts.format ?? "core"),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      },
     );
     const out = (res.candidates[0]?.parts ?? [])
       .map((p) => (p.kind.case === "text" ? p.kind.value.text : ""))

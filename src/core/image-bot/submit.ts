@@ -37,6 +37,8 @@ export interface Caller {
   principal: Principal;
   /** The caller's authorization header, forwarded to ChatService for translation. */
   authorization: string | null;
+  /** The wire format the call entered on, carried into the translation call. */
+  format: string;
   signal: AbortSignal;
   /** The gateway origin the client called ("" when unknown). */
   urlBase: string;
@@ -274,7 +276,7 @@ export class ImageBotSubmitter {
   private async checkPrompt(prompt: string, caller: Caller): Promise<{ promptEn: string; properties: JsonObject }> {
     const words = this.deps.settings.bannedWords;
     const early = findBannedWord(prompt, words);
-    const t = early ? { promptEn: prompt, properties: {} } : await translatePrompt(prompt, { model: this.deps.settings.translateModel, chat: this.deps.chat, authorization: caller.authorization, signal: caller.signal });
+    const t = early ? { promptEn: prompt, properties: {} } : await translatePrompt(prompt, { model: this.deps.settings.translateModel, chat: this.deps.chat, authorization: caller.authorization, format: caller.format, signal: caller.signal });
     const banned = early ?? findBannedWord(t.promptEn, words);
     if (banned) throw coreError(Code.InvalidArgument, `the prompt may contain a sensitive word: ${banned}`, { reason: "banned_prompt", field: "prompt", metadata: { bannedWord: banned, promptEn: t.promptEn } });
     return t;

@@ -1,11 +1,12 @@
 // How a facade calls the core for one HTTP request: the client's key forwarded
-// as Bearer, the wire format and request id as headers, and an AbortSignal that
-// fires when the client goes away.
+// as Bearer, the request id as a header, the wire format as a context value
+// (which only the in-process transport carries: a remote caller cannot claim a
+// format), and an AbortSignal that fires when the client goes away.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
-import type { CallOptions, Transport } from "@connectrpc/connect";
+import { createContextValues, type CallOptions, type Transport } from "@connectrpc/connect";
 import { GoneSignal } from "./gone-signal.js";
-import { FORMAT_HEADER, REQUEST_ID_HEADER } from "../../core/context.js";
+import { REQUEST_ID_HEADER, formatKey } from "../../core/context.js";
 import type { DirectTransport } from "../../core/transport.js";
 
 /**
@@ -28,7 +29,8 @@ export function clientGone(_req: FastifyRequest, reply: FastifyReply, combinable
 
 export function coreCallOptions(req: FastifyRequest, reply: FastifyReply, format: string, apiKey: string, combinable = false): CallOptions {
   return {
-    headers: { authorization: `Bearer ${apiKey}`, [FORMAT_HEADER]: format, [REQUEST_ID_HEADER]: req.id },
+    headers: { authorization: `Bearer ${apiKey}`, [REQUEST_ID_HEADER]: req.id },
+    contextValues: createContextValues().set(formatKey, format),
     signal: clientGone(req, reply, combinable),
   };
 }
@@ -47,7 +49,7 @@ export function unaryCall<I extends DescMessage, O extends DescMessage>(
   input: MessageInitShape<I>,
   call: CallOptions,
 ): Promise<MessageShape<O>> {
-  if ("unaryMessage" in transport) return (transport as DirectTransport).unaryMessage(method, call.signal, call.timeoutMs, call.headers, input);
+  if ("unaryMessage" in transport) return (transport as DirectTransport).unaryMessage(method, call.signal, call.timeoutMs, call.headers, input, call.contextValues);
   return transport.unary(method, call.signal, call.timeoutMs, call.headers, input, call.contextValues).then(messageOf);
 }
 
