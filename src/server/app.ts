@@ -20,6 +20,7 @@ import { badUrlMessage, badUrlReply, under, unknownUrlReply } from "./bad-url.js
 import { limitJsonDepth } from "./json-depth.js";
 import { decodeRequestBody } from "./request-encoding.js";
 import { corsHook } from "./cors.js";
+import { keyCheck, rpcLimits, unauthenticatedAnswer } from "./rpc-edge.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
@@ -119,7 +120,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   // Connect and gRPC-Web over HTTP/1.1 (gRPC itself needs the h2c listener).
-  await app.register(fastifyConnectPlugin, { routes: deps.core.routes, interceptors: deps.core.interceptors });
+  // A call without a valid key is refused from its headers, before its body is read (rpc-edge.ts).
+  await app.register(async (scope) => {
+    const check = keyCheck(deps.auth);
+    const refuse = (req: FastifyRequest, reply: FastifyReply, message: string) => {
+      const a = unauthenticatedAnswer(req.headers["content-type"], message, false);
+      return reply.code(a.status).headers(a.headers).send(Buffer.from(a.body));
+    };
+    scope.addHook("onRequest", (req, reply, done) => {
+      const verdict = check(req.headers.authorization);
+      if (verdict === undefined) return done();
+      if (typeof verdict === "string") return refuse(req, reply, verdict);
+      verdict.then(
+        (why) => (why === undefined ? done() : refuse(req, reply, why)),
+        (err: unknown) => done(err as Error),
+      );
+    });
+    await scope.register(fastifyConnectPlugin, { routes: deps.core.routes, interceptors: deps.core.interceptors, ...rpcLimits(config.bodyLimitBytes) });
+  });
 
   const trpcContext = trpcContextFactory(deps);
   // Live subscriptions never end by themselves: end them before the server waits for its connections.

@@ -3,7 +3,8 @@
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import type { Core } from "../core/routes.js";
+import type { AppDeps } from "./deps.js";
+import { keyCheck, rpcLimits, unauthenticatedAnswer } from "./rpc-edge.js";
 
 export interface GrpcListener {
   server: http2.Http2Server;
@@ -12,9 +13,30 @@ export interface GrpcListener {
   close(graceMs: number): Promise<void>;
 }
 
-export async function startGrpcListener(core: Core, host: string, port: number): Promise<GrpcListener> {
+/** Refuses a call without a valid key from its headers, before its body is read; passes the rest to `handler`. */
+function keyed(check: ReturnType<typeof keyCheck>, handler: (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void) {
+  const refuse = (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse, message: string) => {
+    const a = unauthenticatedAnswer(req.headers["content-type"], message, true);
+    res.writeHead(a.status, a.headers);
+    if (a.trailers) res.addTrailers(a.trailers);
+    res.end(a.body);
+  };
+  return (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
+    const verdict = check(req.headers.authorization);
+    if (verdict === undefined) return handler(req, res);
+    if (typeof verdict === "string") return refuse(req, res, verdict);
+    verdict.then(
+      (why) => (why === undefined ? handler(req, res) : refuse(req, res, why)),
+      () => refuse(req, res, "API key could not be checked"),
+    );
+  };
+}
+
+export async function startGrpcListener(deps: Pick<AppDeps, "core" | "auth" | "config">, host: string, port: number): Promise<GrpcListener> {
+  const { core, config } = deps;
   const sessions = new Set<http2.ServerHttp2Session>();
-  const server = http2.createServer(connectNodeAdapter({ routes: core.routes, interceptors: core.interceptors }));
+  const adapter = connectNodeAdapter({ routes: core.routes, interceptors: core.interceptors, ...rpcLimits(config.bodyLimitBytes) });
+  const server = http2.createServer(keyed(keyCheck(deps.auth), adapter));
   server.on("session", (s) => {
     sessions.add(s);
     s.once("close", () => sessions.delete(s));

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   await ensureConsoleBundle(app.log);
   await app.listen({ port: config.port, host: config.host });
   const httpPort = (app.server.address() as AddressInfo).port;
-  const grpc = await startGrpcListener(deps.core, config.host, config.grpcPort);
+  const grpc = await startGrpcListener(deps, config.host, config.grpcPort);
   app.log.info({ http: httpPort, grpc: grpc.port, dataDir: config.dataDir, publicUrl: publicBaseUrl(config, httpPort), v8Flags: appliedV8Flags }, "omnigate listening");
   if (boot.generatedSecret) {
     // Printed once: the store keeps only its hash.

@@ -48,7 +48,7 @@ export async function startServer(
   const app = await buildApp(deps);
   await app.listen({ port: 0, host: "127.0.0.1" });
   const port = (app.server.address() as AddressInfo).port;
-  const grpc = opts.grpc ? await startGrpcListener(deps.core, "127.0.0.1", 0) : undefined;
+  const grpc = opts.grpc ? await startGrpcListener(deps, "127.0.0.1", 0) : undefined;
   return {
     app,
     deps,
