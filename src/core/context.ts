@@ -12,6 +12,8 @@ export interface Principal {
   /** Model globs the key may use; empty = all. */
   models: string[];
   limits: RateLimitsRecord;
+  /** The key's credit budget (0: unlimited); what is spent is read from storage when it matters. */
+  budget: number;
 }
 
 export const principalKey = createContextKey<Principal | undefined>(undefined, { description: "authenticated API key" });
@@ -44,6 +46,3 @@ export interface UsageNote {
 }
 
 export const usageNoteKey = createContextKey<UsageNote | undefined>(undefined, { description: "usage record details from the service" });
-
-/** Credits the usage meter reserved for this call (0: none), so a service need not check the budget again. */
-export const reservedCreditsKey = createContextKey<number>(0, { description: "credits reserved for the call" });

@@ -76,7 +76,7 @@ export function buildCore(deps: CoreDeps): Core {
     authInterceptor(deps.auth),
     tenancyInterceptor(deps.tenancy),
     chatMeterInterceptor(deps.tenancy),
-    unaryMeterInterceptor(deps.tenancy),
+    unaryMeterInterceptor({ ...deps.tenancy, imageModels: deps.image?.models }),
   ];
   const transport = createDirectTransport(routes, { interceptors });
   return { routes, interceptors, transport };

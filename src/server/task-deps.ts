@@ -140,7 +140,6 @@ export async function createTaskDeps(
       allowPrivateCallbacks: t.callbackAllowPrivate,
       publicUrl: config.publicUrl,
     },
-    keys: storage.keys,
     ...(states ? { channels: states } : {}),
     callbackBody: (task) => JSON.stringify(fromCoreTask(task)),
     now,

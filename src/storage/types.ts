@@ -51,7 +51,8 @@ export interface KeyStore {
   insertIfEmpty(key: ApiKeyRecord): Promise<boolean>;
   /**
    * Atomically adds `amount` to `spent` when the budget allows it (budget 0 =
-   * unlimited). Returns false, changing nothing, when it would overdraw.
+   * unlimited) and is not used up already (so an `amount` of 0 asks whether
+   * any credit is left). Returns false, changing nothing, when it would overdraw.
    */
   reserveCredits(id: string, amount: number): Promise<boolean>;
   /** Adds `delta` (may be negative) to `spent`, unconditionally. */

@@ -18,7 +18,7 @@ export interface Authenticator {
 }
 
 export function toPrincipal(k: ApiKeyRecord): Principal {
-  return { keyId: k.id, name: k.name, admin: k.admin, formats: k.formats, models: k.models, limits: k.limits };
+  return { keyId: k.id, name: k.name, admin: k.admin, formats: k.formats, models: k.models, limits: k.limits, budget: k.budget };
 }
 
 export function authenticator(keys: KeyStore, opts: { ttlMs?: number; now?: () => number; maxEntries?: number; shared?: SharedSignal } = {}): Authenticator {

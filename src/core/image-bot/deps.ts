@@ -3,7 +3,6 @@ import type { Client } from "@connectrpc/connect";
 import type { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { Task } from "../../../gen/omnigate/task/v1/task_pb.js";
 import type { ImageBotProvider, ImageBytes } from "../../providers/types.js";
-import type { KeyStore } from "../../storage/types.js";
 import type { ChannelStates } from "../routing/channel-state.js";
 import type { TaskRunner } from "../tasks/runner.js";
 import type { AccountPool, AccountSettings } from "./accounts.js";
@@ -38,8 +37,6 @@ export interface ImageBotDeps {
   provider(account: AccountSettings): ImageBotProvider;
   files: TaskFiles;
   settings: ImageBotSettings;
-  /** Key records, for the balance check (code 25). */
-  keys?: KeyStore;
   /** ChatService client for prompt translation (called with the caller's key). */
   chat?: () => Client<typeof ChatService>;
   /** Runtime channel state: upstream failures are kept as the channel's last error. */

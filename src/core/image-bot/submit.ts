@@ -44,8 +44,6 @@ export interface Caller {
   urlBase: string;
   /** Details for the call's usage record (the channel that takes the task). */
   note?: UsageNote | undefined;
-  /** Credits the meter already reserved for this call (the budget allowed it). */
-  reserved?: number | undefined;
 }
 
 export const MAX_PROMPT_CHARS = 8192;
@@ -131,7 +129,6 @@ export class ImageBotSubmitter {
         throw invalidArgument("action must be IMAGINE, BLEND, DESCRIBE, SHORTEN or SWAP_FACE", "action");
     }
     const checked = prompt ? await this.checkPrompt(prompt, caller) : { promptEn: "", properties: {} };
-    await this.checkBalance(caller);
     const choice = this.deps.pool.choose({ botType, filter: filterSpec(req.accountFilter) });
     if ("unavailable" in choice) return result(24, `account unavailable: ${choice.unavailable}`);
     if (caller.note) caller.note.channel = choice.account.channel;
@@ -169,7 +166,6 @@ export class ImageBotSubmitter {
     const planned = parsed ? planAction(parsed, parent) : { refused: `customId ${req.customId} is not an action this gateway runs` };
     if ("refused" in planned) throw invalidArgument(planned.refused, "customId", "unknown_custom_id");
     const plan = planned.plan;
-    await this.checkBalance(caller);
     const parentAccount = this.deps.pool.get(parent.payload.accountId);
     const choice = this.deps.pool.choose({
       botType: parent.payload.botType,
@@ -213,7 +209,6 @@ export class ImageBotSubmitter {
     next.promptEn = checked.promptEn;
     next.properties = { ...p.properties, ...checked.properties, finalPrompt: checked.promptEn };
     if (p.modal.kind === "pic_reader" || p.modal.kind === "prompt_analyzer") next.description = `/imagine ${prompt}`;
-    await this.checkBalance(caller);
     if (caller.note) caller.note.model = p.action;
     let account = this.deps.pool.get(p.accountId);
     if (!account || !account.enabled || !this.deps.pool.channelEnabled(account.channel) || !this.deps.runner.hasRoom(queueOf(account.id))) {
@@ -288,14 +283,6 @@ export class ImageBotSubmitter {
     const problem = callbackUrlProblem(hook, this.deps.settings.allowPrivateCallbacks);
     if (problem) throw invalidArgument(`notifyHook ${problem}`, "notifyHook", "invalid_notify_hook");
     return hook;
-  }
-
-  /** A key whose credit budget is used up gets no task, even for work priced at 0 (code 25 at the edge). */
-  private async checkBalance(caller: Caller): Promise<void> {
-    // A priced call reserved its credits already; the key's spent now includes them.
-    if (!this.deps.keys || (caller.reserved ?? 0) > 0) return;
-    const key = await this.deps.keys.get(caller.principal.keyId);
-    if (key && key.budget > 0 && key.spent >= key.budget) throw coreError(Code.PermissionDenied, "the API key's credit budget is used up", { reason: "budget_exhausted" });
   }
 
   private async storeInputs(images: CheckedImage[], caller: Caller): Promise<string[]> {

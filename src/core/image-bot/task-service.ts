@@ -11,7 +11,7 @@ import {
   type Account,
   type Task,
 } from "../../../gen/omnigate/task/v1/task_pb.js";
-import { formatKey, principalKey, reservedCreditsKey, usageNoteKey, type Principal } from "../context.js";
+import { formatKey, principalKey, usageNoteKey, type Principal } from "../context.js";
 import { URL_BASE_HEADER } from "../image/image-service.js";
 import { Code, coreError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
 import { watch } from "../tasks/events.js";
@@ -97,7 +97,7 @@ function callerOf(ctx: HandlerContext): Caller {
   const principal = ctx.values.get(principalKey);
   if (!principal) throw unauthenticated();
   const given = ctx.requestHeader.get(URL_BASE_HEADER) ?? "";
-  return { principal, authorization: ctx.requestHeader.get("authorization"), format: ctx.values.get(formatKey), signal: ctx.signal, urlBase: URL_BASE.test(given) ? given : "", note: ctx.values.get(usageNoteKey), reserved: ctx.values.get(reservedCreditsKey) };
+  return { principal, authorization: ctx.requestHeader.get("authorization"), format: ctx.values.get(formatKey), signal: ctx.signal, urlBase: URL_BASE.test(given) ? given : "", note: ctx.values.get(usageNoteKey) };
 }
 
 function requireAdmin(p: Principal): void {

@@ -5,7 +5,6 @@
 import { create } from "../proto/create.js";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { loadSharp } from "../../providers/local/sharp.js";
-import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import {
   CreateImageVariationsResponseSchema,
   EditImagesResponseSchema,
@@ -13,7 +12,6 @@ import {
   ImageBatchSchema,
   ImageService,
   type ImageBatch,
-  type ImageOptions,
 } from "../../../gen/omnigate/image/v1/image_pb.js";
 import type { ImageJob, ImageResult } from "../../providers/types.js";
 import type { BlobStore } from "../../storage/blob/blob-store.js";
@@ -21,12 +19,13 @@ import { signFileUrl } from "../../storage/blob/signed-url.js";
 import { recordQuietly, type UsageStore } from "../../storage/types.js";
 import { formatKey, principalKey, requestIdKey } from "../context.js";
 import type { PriceTable } from "../tenancy/prices.js";
-import { imageCredits } from "../tenancy/unary-meter.js";
 import { asConnectError, Code, ConnectError, coreError } from "../errors.js";
-import { invalidValue, missingParam } from "./errors.js";
+import { missingParam } from "./errors.js";
 import type { ImageRoute, ImageRouting } from "./image-routing.js";
 import { inspectInputs } from "./inspect.js";
-import type { ModelResolver, Operation, ResolvedModel } from "./profiles.js";
+import type { ModelResolver } from "./profiles.js";
+import { imageRequestCost } from "./price.js";
+import { resolveModel, type ImageCall } from "./request-model.js";
 import { checkOptions, checkPrompt, resolveDimensions } from "./validate.js";
 
 /** Facades pass the base of the URL the client used ("https://host:port"), for absolute file URLs. */
@@ -45,39 +44,6 @@ export interface ImageServiceDeps {
   /** Prices, so usage records carry the credits the call cost. */
   prices?: PriceTable | undefined;
   now: () => number;
-}
-
-interface Call {
-  op: Operation;
-  prompt: string;
-  options: ImageOptions | undefined;
-  images: InputFile[];
-  mask?: InputFile | undefined;
-}
-
-const C_ONLY_SIZES = new Set(["1536x1024", "1024x1536", "auto"]);
-const C_ONLY_QUALITIES = new Set(["low", "medium", "high"]);
-
-/** Spec 4.2: edits default to IMG_MODEL_A unless parameters specific to IMG_MODEL_C are used. */
-function defaultModel(call: Call): string {
-  if (call.op !== "edit") return "IMG_MODEL_A";
-  const o = call.options;
-  const cOnly =
-    call.images.length > 1 ||
-    call.images.some((f) => /^image\/(jpeg|webp)$/.test(f.mimeType)) ||
-    !!o && (!!o.inputFidelity || !!o.outputFormat || !!o.background || !!o.moderation || o.outputCompression !== undefined || C_ONLY_QUALITIES.has(o.quality) || C_ONLY_SIZES.has(o.size));
-  return cOnly ? "IMG_MODEL_C" : "IMG_MODEL_A";
-}
-
-function resolveModel(models: ModelResolver, call: Call): ResolvedModel {
-  const name = call.options?.model || defaultModel(call);
-  const resolved = models.resolve(name);
-  if (!resolved) throw invalidValue("model", name, models.names());
-  if (!resolved.profile.operations.includes(call.op)) {
-    const able = models.names().filter((n) => models.resolve(n)!.profile.operations.includes(call.op));
-    throw invalidValue("model", name, able);
-  }
-  return resolved;
 }
 
 /** Tries the routes in order; only an unavailable upstream moves on to the next one. */
@@ -133,7 +99,7 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
     });
   };
 
-  async function run(call: Call, ctx: HandlerContext): Promise<ImageBatch> {
+  async function run(call: ImageCall, ctx: HandlerContext): Promise<ImageBatch> {
     const { profile, name } = resolveModel(deps.models, call);
     checkPrompt(call.op, profile, call.prompt);
     const checked = checkOptions(call.op, profile, name, call.options);
@@ -199,7 +165,7 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
       model: profile.id,
       channel: route.channel,
     });
-    recordUsage(ctx, name, route.channel, started, images.length, batch, "ok", deps.prices ? imageCredits(deps.prices, call.options, batch) : 0);
+    recordUsage(ctx, name, route.channel, started, images.length, batch, "ok", deps.prices ? imageRequestCost(deps.prices, name, checked, batch) : 0);
     return batch;
   }
 

@@ -15,19 +15,32 @@ export interface Hold {
 const NOOP: Hold = { reserved: 0, settle: async () => undefined, refund: async () => undefined };
 
 export interface Budgets {
-  /** Reserves `amount` credits on the key or fails with PermissionDenied (reason budget_exhausted). */
-  reserve(keyId: string, amount: number): Promise<Hold>;
+  /**
+   * Reserves `amount` credits on the key or fails with PermissionDenied
+   * (reason budget_exhausted). A key with a budget is checked even when
+   * `amount` is 0: once its budget is used up it gets nothing, free or not.
+   */
+  reserve(key: BudgetKey, amount: number): Promise<Hold>;
   /** Charges after the fact (no reservation possible), never failing. */
   charge(keyId: string, amount: number): Promise<void>;
 }
 
+/** What a reservation needs to know of the key. */
+export interface BudgetKey {
+  keyId: string;
+  /** 0: unlimited. */
+  budget: number;
+}
+
+const exhausted = () => coreError(Code.PermissionDenied, "the API key's credit budget is used up", { reason: "budget_exhausted", metadata: GATE });
+
 export function budgets(keys: KeyStore): Budgets {
   return {
-    async reserve(keyId, amount) {
-      if (!keyId || !(amount > 0)) return NOOP;
-      if (!(await keys.reserveCredits(keyId, amount))) {
-        throw coreError(Code.PermissionDenied, "the API key's credit budget is used up", { reason: "budget_exhausted", metadata: GATE });
-      }
+    async reserve({ keyId, budget }, amount) {
+      const positive = amount > 0;
+      if (!keyId || (!positive && !(budget > 0))) return NOOP;
+      if (!(await keys.reserveCredits(keyId, positive ? amount : 0))) throw exhausted();
+      if (!positive) return NOOP;
       let done = false;
       return {
         reserved: amount,

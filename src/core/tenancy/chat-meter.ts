@@ -2,8 +2,12 @@
 // interceptor: check the model scope, reserve the most the call can cost,
 // then settle with the real usage (a broken or abandoned stream pays for what
 // it really used), or refund when the call fails before producing anything.
+// On a key with a budget a call can cost no more than it reserved: one that
+// sets no output limit is given the default the reservation assumed, and the
+// charge is capped at the reservation whatever the upstream reports.
 import type { Interceptor } from "@connectrpc/connect";
-import { ChatService, type ChatInput, type GenerateResponse, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { ChatService, GenerationConfigSchema, type ChatInput, type GenerateResponse, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { create } from "../proto/create.js";
 import { countInput, countText } from "../../providers/local/tokenizer.js";
 import { principalKey, type Principal } from "../context.js";
 import type { Budgets } from "./budget.js";
@@ -15,6 +19,13 @@ import { watchStream } from "../transport-streams.js";
 
 /** Output tokens assumed for the reservation when the request sets no limit. */
 export const DEFAULT_RESERVED_OUTPUT = 4096;
+
+/** The output a call may produce: its limit (or the default) plus a thinking budget that providers add on top of it. */
+function outputBound(input: ChatInput): number {
+  const c = input.config;
+  const thinking = c?.thinking?.budgetTokens ?? 0;
+  return (c?.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT) + (thinking > 0 ? thinking : 0);
+}
 
 export const usageCost = (prices: PriceTable, model: string, u: Usage | undefined) =>
   chatCost(prices, model, {
@@ -73,17 +84,26 @@ export function chatMeterInterceptor(deps: { prices: PriceTable; budgets: Budget
     return metered(next, req, p, input, estimate);
   };
 
-  /** Checks the model scope; the most the call can cost (0 for an unpriced model). */
+  /**
+   * Checks the model scope; the most the call can cost (0 for an unpriced
+   * model). On a key with a budget, a priced call without an output limit gets
+   * the one its reservation assumes.
+   */
   function estimateFor(p: Principal, input: ChatInput): number {
     checkModel(p, input.model);
     // Only a priced model needs an estimate (tokenizing the input costs CPU on every request).
     const priced = deps.prices.chat.some((r) => globMatch(r.model, input.model));
-    return priced ? chatCost(deps.prices, input.model, { inputTokens: countInput(input).total, outputTokens: input.config?.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT }) : 0;
+    if (!priced) return 0;
+    if (p.budget > 0 && input.config?.maxOutputTokens === undefined) {
+      input.config ??= create(GenerationConfigSchema);
+      input.config.maxOutputTokens = DEFAULT_RESERVED_OUTPUT;
+    }
+    return chatCost(deps.prices, input.model, { inputTokens: countInput(input).total, outputTokens: outputBound(input) });
   }
 
-  /** Nothing to reserve and no token limit: nothing to settle either, so the call goes on without the metering around it. */
+  /** Nothing to reserve, no budget to check and no token limit: the call goes on without the metering around it. */
   function worthMetering(p: Principal, estimate: number): boolean {
-    return estimate > 0 || p.limits.tokensPerMinute > 0;
+    return estimate > 0 || p.budget > 0 || p.limits.tokensPerMinute > 0;
   }
 
   /** A server-streaming call carries its one request message as a stream: read it, then hand it on. */
@@ -98,10 +118,13 @@ export function chatMeterInterceptor(deps: { prices: PriceTable; budgets: Budget
   }
 
   async function metered(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], p: Principal, input: ChatInput, estimate: number) {
-    const hold = await deps.budgets.reserve(p.keyId, estimate);
+    const hold = await deps.budgets.reserve(p, estimate);
     const finish = async (u: Usage | undefined, failed: boolean) => {
       if (failed && !u) await hold.refund();
-      else await hold.settle(usageCost(deps.prices, input.model, u));
+      else {
+        const cost = usageCost(deps.prices, input.model, u);
+        await hold.settle(p.budget > 0 ? Math.min(cost, hold.reserved) : cost);
+      }
       await deps.limiter.consumeTokens(p.keyId, p.limits, totalTokens(u));
     };
     let res;

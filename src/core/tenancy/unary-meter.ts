@@ -1,23 +1,29 @@
 // Budgets, model scopes and usage records for unary calls whose price is
 // known from the request (images by count, size and quality; video by
-// seconds; image-bot submits by action): check the model scope, reserve the
-// price, keep it when the call succeeds (settled at what was really
-// produced), refund it when the call fails. Calls whose service does not
+// seconds; image-bot submits by action), priced after the defaults that will
+// apply: check the model scope, reserve the price (a key with a budget is
+// checked even when the price is 0), keep it when the call succeeds (settled
+// at what was really produced, never above the reservation on a key with a
+// budget), refund it when the call fails. Calls whose service does not
 // record its own usage (image-bot submits, video) get one usage record here:
 // the credits charged, or status `error:<code>` and 0 credits on failure.
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
-import { ImageService } from "../../../gen/omnigate/image/v1/image_pb.js";
+import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
+import { ImageService, type ImageBatch, type ImageOptions } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
 import { Action, TaskService } from "../../../gen/omnigate/task/v1/task_pb.js";
 import { recordQuietly, type UsageRecord, type UsageStore } from "../../storage/types.js";
-import { formatKey, principalKey, requestIdKey, reservedCreditsKey, usageNoteKey, type Principal, type UsageNote } from "../context.js";
+import { formatKey, principalKey, requestIdKey, usageNoteKey, type Principal, type UsageNote } from "../context.js";
 import { asConnectError } from "../errors.js";
 import { parseCustomId, type ButtonAction } from "../image-bot/custom-id.js";
 import type { Budgets } from "./budget.js";
-import { imageBotCost, imageCost, videoCost, type PriceTable } from "./prices.js";
+import { imageBotCost, videoCost, type PriceTable } from "./prices.js";
+import { imageCallCost, imageModelName, imageRequestEstimate } from "../image/price.js";
+import type { ModelResolver, Operation } from "../image/profiles.js";
+import type { ImageCall } from "../image/request-model.js";
 import { checkModel } from "./scope.js";
-import { LIMITS } from "../video/params.js";
+import { DEFAULT_VIDEO_MODEL, DEFAULTS, LIMITS } from "../video/params.js";
 
 /** The usage fields a meter fills in (the interceptor adds key, format, credits, status, latency, request id). */
 export type MeteredUsage = Pick<UsageRecord, "model" | "channel" | "images" | "seconds">;
@@ -35,38 +41,35 @@ export interface Meter {
   status?(res: unknown): string;
 }
 
-interface ImageOpts {
-  model: string;
-  n?: number;
-  size: string;
-  quality: string;
-}
 interface ImageReq {
-  options?: ImageOpts;
-}
-interface ImageBatchLike {
-  images: unknown[];
-  size: string;
-  quality: string;
+  prompt?: string;
+  options?: ImageOptions;
+  images?: InputFile[];
+  image?: InputFile;
 }
 interface ImageRes {
-  batch?: ImageBatchLike;
+  batch?: ImageBatch;
 }
 
-/** The price of the images a batch holds, at the size and quality it reports (else the request's). */
-export function imageCredits(prices: PriceTable, o: ImageOpts | undefined, b: ImageBatchLike | undefined): number {
-  return imageCost(prices, o?.model ?? "", b?.size || o?.size || "", b?.quality || o?.quality || "", b?.images.length ?? 0);
-}
-
-/** ImageService records its own usage (image-service.ts, with imageCredits), so no `usage` here. */
-const imageMeter: Meter = {
-  model: (r) => (r as ImageReq).options?.model ?? "",
-  estimate: (p, r) => {
-    const o = (r as ImageReq).options;
-    return imageCost(p, o?.model ?? "", o?.size ?? "", o?.quality ?? "", Math.max(1, o?.n ?? 1));
-  },
-  actual: (p, r, res) => imageCredits(p, (r as ImageReq).options, (res as ImageRes).batch),
+/** An image RPC's request as the image core reads it. */
+const imageCall = (op: Operation, r: unknown): ImageCall => {
+  const q = r as ImageReq;
+  return { op, prompt: q.prompt ?? "", options: q.options, images: q.images ?? (q.image ? [q.image] : []) };
 };
+
+/**
+ * Images are priced as the service will run them (price.ts), defaults
+ * applied; ImageService records its own usage, so no `usage` here. Without
+ * the image models (no image service) nothing is priced.
+ */
+const imageMeter = (op: Operation, models: ModelResolver | undefined): Meter => ({
+  model: (r) => (models ? imageModelName(models, imageCall(op, r)) : (r as ImageReq).options?.model ?? ""),
+  estimate: (p, r) => (models ? imageRequestEstimate(p, models, imageCall(op, r)) : 0),
+  actual: (p, r, res) => {
+    const batch = (res as ImageRes).batch;
+    return models && batch ? imageCallCost(p, models, imageCall(op, r), batch) : 0;
+  },
+});
 
 interface VideoReq {
   model?: string;
@@ -76,12 +79,13 @@ interface VideoRes {
   video?: { model: string; duration: number; channel: string };
 }
 
+/** Videos are priced at the model and length they will have: the request's, or the defaults (params.ts). */
 const videoMeter: Meter = {
   model: (r) => (r as VideoReq).model ?? "",
-  estimate: (p, r) => videoCost(p, (r as VideoReq).model ?? "", (r as VideoReq).duration || 0),
+  estimate: (p, r) => videoCost(p, (r as VideoReq).model || DEFAULT_VIDEO_MODEL, (r as VideoReq).duration || DEFAULTS.duration),
   actual: (p, r, res) => {
     const v = (res as VideoRes).video;
-    return videoCost(p, v?.model || (r as VideoReq).model || "", v?.duration ?? (r as VideoReq).duration ?? 0);
+    return videoCost(p, v?.model || (r as VideoReq).model || DEFAULT_VIDEO_MODEL, v?.duration || (r as VideoReq).duration || DEFAULTS.duration);
   },
   usage: (r, res) => {
     const v = (res as VideoRes | undefined)?.video;
@@ -137,34 +141,39 @@ const taskMeter = (actionOf: (req: unknown) => string, free = false): Meter => (
   status: (res) => (accepted(res) ? "ok" : `rejected:${(res as TaskRes).result?.code ?? 0}`),
 });
 
-export const METERS = new Map<DescMethod, Meter>([
-  [TaskService.method.submitTask, taskMeter((r) => Action[(r as TaskReq).action ?? Action.UNSPECIFIED] ?? "*")],
-  [TaskService.method.submitAction, taskMeter((r) => buttonAction((r as TaskReq).customId ?? ""))],
-  [TaskService.method.submitModal, taskMeter(() => "MODAL", true)],
-  [ImageService.method.generateImages, imageMeter],
-  [ImageService.method.editImages, imageMeter],
-  [ImageService.method.createImageVariations, imageMeter],
-  [VideoService.method.createVideo, videoMeter],
-  // A remix's model and length are only known from the source video: reserve the worst case (the dearest
-  // per-second price for the longest video), settle at what was made.
-  [VideoService.method.remixVideo, { ...videoMeter, estimate: (p) => Math.max(0, ...p.video.map((r) => r.perSecond)) * LIMITS.duration }],
-]);
+/** The meter of each priced unary method; `imageModels` resolves image model names and their defaults. */
+export function meters(imageModels?: ModelResolver): Map<DescMethod, Meter> {
+  return new Map<DescMethod, Meter>([
+    [TaskService.method.submitTask, taskMeter((r) => Action[(r as TaskReq).action ?? Action.UNSPECIFIED] ?? "*")],
+    [TaskService.method.submitAction, taskMeter((r) => buttonAction((r as TaskReq).customId ?? ""))],
+    [TaskService.method.submitModal, taskMeter(() => "MODAL", true)],
+    [ImageService.method.generateImages, imageMeter("generate", imageModels)],
+    [ImageService.method.editImages, imageMeter("edit", imageModels)],
+    [ImageService.method.createImageVariations, imageMeter("variation", imageModels)],
+    [VideoService.method.createVideo, videoMeter],
+    // A remix's model and length are only known from the source video: reserve the worst case (the dearest
+    // per-second price for the longest video), settle at what was made.
+    [VideoService.method.remixVideo, { ...videoMeter, estimate: (p) => Math.max(0, ...p.video.map((r) => r.perSecond)) * LIMITS.duration }],
+  ]);
+}
 
 export interface UnaryMeterDeps {
   prices: PriceTable;
   budgets: Budgets;
   meters?: Map<DescMethod, Meter>;
+  /** Image model names and their defaults, for pricing images (unless `meters` is given). */
+  imageModels?: ModelResolver | undefined;
   /** Where usage records go; unset: none are written. */
   usage?: UsageStore | undefined;
   now?: () => number;
 }
 
 export function unaryMeterInterceptor(deps: UnaryMeterDeps): Interceptor {
-  const meters = deps.meters ?? METERS;
+  const table = deps.meters ?? meters(deps.imageModels);
   const now = deps.now ?? Date.now;
   // Calls without a meter pass straight through (no async frame of their own).
   return (next) => (req) => {
-    const meter = meters.get(req.method);
+    const meter = table.get(req.method);
     const p = meter && !req.stream ? req.contextValues.get(principalKey) : undefined;
     if (!meter || !p || req.stream) return next(req);
     return metered(next, req, meter, p);
@@ -173,8 +182,7 @@ export function unaryMeterInterceptor(deps: UnaryMeterDeps): Interceptor {
   async function metered(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], meter: Meter, p: Principal) {
     const model = meter.model(req.message);
     if (model) checkModel(p, model);
-    const hold = await deps.budgets.reserve(p.keyId, meter.estimate(deps.prices, req.message));
-    if (hold.reserved > 0) req.contextValues.set(reservedCreditsKey, hold.reserved);
+    const hold = await deps.budgets.reserve(p, meter.estimate(deps.prices, req.message));
     const recorder = deps.usage && meter.usage ? deps.usage : undefined;
     const note: UsageNote = {};
     if (recorder) req.contextValues.set(usageNoteKey, note);
@@ -207,8 +215,10 @@ export function unaryMeterInterceptor(deps: UnaryMeterDeps): Interceptor {
       throw err;
     }
     if (res.stream) return res;
-    const credits = meter.actual(deps.prices, req.message, res.message);
-    // Nothing could be reserved (the price was unknown before the call): charge what it cost.
+    const cost = meter.actual(deps.prices, req.message, res.message);
+    // A key with a budget pays at most what it reserved; on one without, a call whose price was
+    // unknown before it ran is charged what it cost.
+    const credits = p.budget > 0 ? Math.min(cost, hold.reserved) : cost;
     if (hold.reserved === 0) await deps.budgets.charge(p.keyId, credits);
     else await hold.settle(credits);
     record(res.message, credits, meter.status?.(res.message) ?? "ok");

@@ -93,7 +93,7 @@ export function pgKeyStore(db: Db): KeyStore {
     },
     async reserveCredits(id, amount) {
       // One conditional UPDATE: concurrent reservations re-check the budget on the locked row.
-      const r = await db.query("UPDATE api_keys SET spent = spent + $2 WHERE id = $1 AND (budget <= 0 OR spent + $2 <= budget + 1e-9)", [id, amount]);
+      const r = await db.query("UPDATE api_keys SET spent = spent + $2 WHERE id = $1 AND (budget <= 0 OR (spent + $2 <= budget + 1e-9 AND spent < budget))", [id, amount]);
       return r.rowCount === 1;
     },
     async adjustSpent(id, delta) {

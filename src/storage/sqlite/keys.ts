@@ -36,7 +36,7 @@ export function sqliteKeyStore(db: Database.Database): KeyStore {
   const insertIfEmpty = db.prepare(`INSERT INTO api_keys (${COLUMNS}) SELECT ${VALUES} WHERE NOT EXISTS (SELECT 1 FROM api_keys)`);
   // IMMEDIATE takes the write lock before the check, so processes sharing the file cannot both insert.
   const insertIfEmptyTx = db.transaction((k: ApiKeyRecord) => insertIfEmpty.run(toParams(k)).changes === 1);
-  const reserve = db.prepare("UPDATE api_keys SET spent = spent + @amount WHERE id = @id AND (budget <= 0 OR spent + @amount <= budget + 1e-9)");
+  const reserve = db.prepare("UPDATE api_keys SET spent = spent + @amount WHERE id = @id AND (budget <= 0 OR (spent + @amount <= budget + 1e-9 AND spent < budget))");
   const adjust = db.prepare("UPDATE api_keys SET spent = MAX(0, spent + @delta) WHERE id = @id");
   return {
     async insert(k) {
