@@ -179,6 +179,7 @@ const DEFAULT_VIDEO = {
   maxBytes: 256 * 1024 * 1024,
   allowPrivateUrls: false,
   fontFile: "",
+  notifyHook: "",
 };
 const videoSchema = z
   .object({
@@ -201,6 +202,8 @@ const videoSchema = z
     maxBytes: positiveInt.default(DEFAULT_VIDEO.maxBytes),
     /** Whether reference image URLs may point to private or loopback addresses. */
     allowPrivateUrls: boolish.default(DEFAULT_VIDEO.allowPrivateUrls),
+    /** Webhook URL told of every finished video (OpenAI's video.completed / video.failed events); "" for none. */
+    notifyHook: z.string().default(DEFAULT_VIDEO.notifyHook),
     /** Font of the local engine's captions; empty: a DejaVu or Liberation font when installed, else no caption. */
     fontFile: z.string().default(DEFAULT_VIDEO.fontFile),
   })
@@ -450,10 +453,11 @@ const LOCAL_ENV: Record<string, { key: keyof LocalConfig; parse: (v: string) => 
 };
 
 /** Nested environment overrides of the task runner and the image-bot proxy. */
-const SECTION_ENV: Record<string, { section: "tasks" | "imageBot"; key: string; parse: (v: string) => unknown }> = {
+const SECTION_ENV: Record<string, { section: "tasks" | "imageBot" | "video"; key: string; parse: (v: string) => unknown }> = {
   OMNIGATE_TASK_TIMEOUT_MS: { section: "tasks", key: "timeoutMs", parse: (v) => v },
   OMNIGATE_TASK_SWEEP_MS: { section: "tasks", key: "sweepIntervalMs", parse: (v) => v },
   OMNIGATE_NOTIFY_HOOK: { section: "tasks", key: "notifyHook", parse: (v) => v },
+  OMNIGATE_VIDEO_NOTIFY_HOOK: { section: "video", key: "notifyHook", parse: (v) => v },
   OMNIGATE_CALLBACK_SECRET: { section: "tasks", key: "callbackSecret", parse: (v) => v },
   OMNIGATE_CALLBACK_ALLOW_PRIVATE: { section: "tasks", key: "callbackAllowPrivate", parse: (v) => v },
   OMNIGATE_CALLBACK_ATTEMPTS: { section: "tasks", key: "callbackAttempts", parse: (v) => v },

@@ -94,6 +94,7 @@ export function createVideoDeps(config: Config, storage: Storage, files: FileDep
       urlSecret: files.urlSecret,
       publicUrl: config.publicUrl,
       allowPrivateUrls: v.allowPrivateUrls,
+      notifyHook: v.notifyHook,
       ttlMs: v.ttlMs,
       now,
     },

@@ -4,6 +4,7 @@
 // spritesheet from its real frames when the provider made none, and keeps all
 // three in the blob store until they expire. A failure keeps its code (the
 // ConnectError's reason) in the payload and its message as failReason.
+import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -102,6 +103,7 @@ export function videoHandler(deps: VideoHandlerDeps): TaskHandler<VideoPayload> 
     kind: VIDEO_KIND,
     timeoutMs: deps.timeoutMs,
     resume: () => true,
+    callbackBody: videoEvent,
 
     async execute(task: VideoTask, ctx: ExecContext<VideoPayload>): Promise<VideoPayload> {
       let payload = task.payload;
@@ -147,4 +149,16 @@ export function videoHandler(deps: VideoHandlerDeps): TaskHandler<VideoPayload> 
       }
     },
   };
+}
+
+/**
+ * The webhook of a finished video, as OpenAI sends it (an event naming the
+ * video, which the receiver then fetches): video.completed or video.failed.
+ * Other states send none.
+ */
+export function videoEvent(task: VideoTask): string | undefined {
+  const type = task.run.status === "SUCCESS" ? "video.completed" : task.run.status === "FAILURE" ? "video.failed" : undefined;
+  if (!type) return undefined;
+  const created = Math.floor((task.run.finishTime ?? task.run.submitTime) / 1000);
+  return JSON.stringify({ id: "evt_" + randomBytes(16).toString("hex"), object: "event", created_at: created, type, data: { id: task.id } });
 }

@@ -39,6 +39,8 @@ export interface VideoServiceDeps {
   /** Configured public base URL; wins over the facade's header. */
   publicUrl?: string | undefined;
   allowPrivateUrls: boolean;
+  /** Where finished videos are announced (video-handler.ts videoEvent); "" for nowhere. */
+  notifyHook: string;
   /** Lifetime of stored reference images (and of results, set by the handler). */
   ttlMs: number;
   now: () => number;
@@ -99,7 +101,7 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
     for (const route of routes) {
       deps.routing.provider(route.channel)?.admit?.(payload.prompt);
       try {
-        const { task } = await deps.runner.create<VideoPayload>({ id, kind: VIDEO_KIND, ownerKeyId: p.keyId, status: "NOT_START", queue: videoQueue(route.channel), notifyHook: "", payload: { ...payload, route } });
+        const { task } = await deps.runner.create<VideoPayload>({ id, kind: VIDEO_KIND, ownerKeyId: p.keyId, status: "NOT_START", queue: videoQueue(route.channel), notifyHook: deps.notifyHook, payload: { ...payload, route } });
         return task;
       } catch (err) {
         if (!(err instanceof QueueFullError)) throw err;
