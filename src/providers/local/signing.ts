@@ -1,11 +1,13 @@
-// Signatures the local engine issues and verifies. A thinking part is signed
-// with base64(HMAC-SHA256(secret, thinking text)). Any other part is signed
-// over a canonical form of the part (below): a text part over its kind only
-// (so that a client that re-chunks streamed text can still send it back), a
-// tool call over its name and arguments (keys sorted), and so on. Every input
-// part whose signature issuer is "local" must verify; a non-thinking part may
-// also carry the signature of a thinking part of the same turn (vendors such
-// as Gemini attach the thought signature to the following part).
+// Signatures the local engine issues and verifies. A thinking part's
+// signature is "t1.<digest of its text>.<MAC of that digest>": it verifies
+// with its text, and on its own where it travels without it (Gemini clients
+// drop thought parts and send the thought's signature on the next part, as
+// Google lets them). Any other part is signed with an HMAC over a canonical
+// form of the part (below): a text part over its kind only (so that a client
+// that re-chunks streamed text can still send it back), a tool call over its
+// name and arguments (keys sorted), and so on. Every input part whose
+// signature issuer is "local" must verify; a non-thinking part may instead
+// carry a thinking part's signature.
 import { createHmac, createHash, timingSafeEqual } from "node:crypto";
 import { create } from "../../core/proto/create.js";
 import type { ConnectError } from "@connectrpc/connect";
@@ -60,8 +62,32 @@ export function canonicalPart(p: Part): string {
   }
 }
 
+const THOUGHT = "t1.";
+const digestOf = (text: string) => createHash("sha256").update(text, "utf8").digest("base64url");
+const thoughtMac = (secret: string, digest: string) => hmac(secret, `omnigate-local:thought:${digest}`);
+
+/** A thinking text's signature: its digest and a MAC over the digest. */
+function thoughtSignature(secret: string, text: string): string {
+  const d = digestOf(text);
+  return `${THOUGHT}${d}.${thoughtMac(secret, d)}`;
+}
+
+/** Whether `value` is a thought signature this secret issued (for some text), checked without the text. */
+function isIssuedThought(secret: string, value: string): boolean {
+  if (!value.startsWith(THOUGHT)) return false;
+  const [d, mac] = value.slice(THOUGHT.length).split(".", 2);
+  return !!d && !!mac && same(mac, thoughtMac(secret, d));
+}
+
 export function signPart(secret: string, p: Part): Signature {
-  return create(SignatureSchema, { issuer: LOCAL_ISSUER, value: hmac(secret, canonicalPart(p)) });
+  const value = p.kind.case === "thinking" ? thoughtSignature(secret, p.kind.value.text) : hmac(secret, canonicalPart(p));
+  return create(SignatureSchema, { issuer: LOCAL_ISSUER, value });
+}
+
+/** Whether a part's local signature verifies from what the part carries. */
+function verifies(secret: string, p: Part, value: string): boolean {
+  if (p.kind.case === "thinking") return same(value, thoughtSignature(secret, p.kind.value.text));
+  return same(value, hmac(secret, canonicalPart(p))) || isIssuedThought(secret, value);
 }
 
 function same(a: string, b: string): boolean {
@@ -72,22 +98,13 @@ function same(a: string, b: string): boolean {
 
 /** The first input part whose local signature does not verify, as an InvalidArgument error. */
 export function verifyInputSignatures(input: ChatInput, secret: string): ConnectError | undefined {
+  const refuse = (field: string) => invalidArgument(`${field}: the signature does not match the content it was issued for`, field, "invalid_signature");
   for (const [pi, p] of input.system.entries()) {
-    if (p.signature?.issuer === LOCAL_ISSUER && !same(p.signature.value, hmac(secret, canonicalPart(p)))) {
-      const field = `system[${pi}].signature`;
-      return invalidArgument(`${field}: the signature does not match the content it was issued for`, field, "invalid_signature");
-    }
+    if (p.signature?.issuer === LOCAL_ISSUER && !verifies(secret, p, p.signature.value)) return refuse(`system[${pi}].signature`);
   }
   for (const [ti, turn] of input.turns.entries()) {
-    const thoughtSigs = turn.parts.filter((p) => p.kind.case === "thinking").map((p) => hmac(secret, canonicalPart(p)));
     for (const [pi, p] of turn.parts.entries()) {
-      if (p.signature?.issuer !== LOCAL_ISSUER) continue;
-      const value = p.signature.value;
-      const ok = same(value, hmac(secret, canonicalPart(p))) || (p.kind.case !== "thinking" && thoughtSigs.some((s) => same(value, s)));
-      if (!ok) {
-        const field = `turns[${ti}].parts[${pi}].signature`;
-        return invalidArgument(`${field}: the signature does not match the content it was issued for`, field, "invalid_signature");
-      }
+      if (p.signature?.issuer === LOCAL_ISSUER && !verifies(secret, p, p.signature.value)) return refuse(`turns[${ti}].parts[${pi}].signature`);
     }
   }
   return undefined;

@@ -12,7 +12,7 @@ import { until } from "../../facades/video/helpers.js";
 
 const opts = { headers: { authorization: `Bearer ${ADMIN_KEY}` } };
 const local = (taskMs: number) => ({ blocklist: ["forbidden-topic"], chunkDelayMs: 0, signingSecret: "", faultInjection: true, taskMs });
-const video = (over: Record<string, unknown> = {}) => ({ concurrency: 1, channelConcurrency: 4, queueSize: 1, ttlMs: 3_600_000, timeoutMs: 5_000, pollMs: 10, maxPollMs: 20, maxBytes: 1e8, allowPrivateUrls: false, fontFile: "", ...over });
+const video = (over: Record<string, unknown> = {}) => ({ concurrency: 1, channelConcurrency: 4, queueSize: 1, ttlMs: 3_600_000, timeoutMs: 5_000, pollMs: 10, maxPollMs: 20, maxBytes: 1e8, allowPrivateUrls: false, fontFile: "", notifyHook: "", ...over });
 
 async function failure(p: Promise<unknown>): Promise<ConnectError> {
   try {

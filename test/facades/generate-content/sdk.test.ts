@@ -152,6 +152,28 @@ for (const sdk of SDKS) {
       t.equal(ferr.status, 400, "a forged hidden thought is refused");
     });
 
+    t.test("a tool round trip with the thoughts dropped from the history, as Gemini CLI sends it", async (t) => {
+      const ask = { role: "user", parts: [{ text: "Use get_weather for Paris please" }] };
+      const config = { tools: [{ functionDeclarations: [weather] }], thinkingConfig: { includeThoughts: true } } as never;
+      const r = await ai.models.generateContent({ model: MODEL, contents: [ask], config });
+      const content = r.candidates![0]!.content!;
+      const call = content.parts!.find((p) => p.functionCall)!;
+      t.ok(call.thoughtSignature, "the call carries the thought's signature");
+      // Gemini CLI: parts.filter((p) => !p.thought)
+      const kept = { role: "model", parts: content.parts!.filter((p) => !p.thought) };
+      const result = { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { temperature: 18 } } }] };
+      const next = await ai.models.generateContent({ model: MODEL, contents: [ask, kept, result], config });
+      t.ok(next.candidates?.length, "the history without thoughts is accepted");
+      const forged = structuredClone(kept);
+      const fp = forged.parts!.find((p) => p.functionCall)!;
+      const wire = Buffer.from(fp.thoughtSignature!, "base64").toString("utf8");
+      fp.thoughtSignature = Buffer.from(wire.replace(/:t1\.(.)/, (_m, c: string) => `:t1.${c === "A" ? "B" : "A"}`), "utf8").toString("base64");
+      t.not(fp.thoughtSignature, call.thoughtSignature, "the signature was altered");
+      const err = await apiError(ai.models.generateContent({ model: MODEL, contents: [ask, forged, result], config }));
+      t.equal(err.status, 400, "an altered signature is still refused");
+      t.equal(statusOf(err).status, "INVALID_ARGUMENT");
+    });
+
     t.test("the SDK's chat keeps signed history, streamed or not", async (t) => {
       for (const includeThoughts of [true, false]) {
         const chat = ai.chats.create({ model: MODEL, config: { thinkingConfig: { includeThoughts, thinkingBudget: 128 } } });

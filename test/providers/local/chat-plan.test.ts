@@ -1,5 +1,5 @@
 import t from "tap";
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { Code } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { BlockReason, CodeOutcome, FinishReason, HarmCategory, HarmProbability, Role, ToolChoiceMode, type Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
@@ -121,7 +121,9 @@ t.test("thinking", async (t) => {
   t.equal(th?.kind.case, "thinking");
   const thought = th?.kind.case === "thinking" ? th.kind.value.text : "";
   t.match(thought, /^Let me think about "why is the sky blue"\./);
-  t.same(th?.signature && { issuer: th.signature.issuer, value: th.signature.value }, { issuer: "local", value: createHmac("sha256", SECRET).update(thought).digest("base64") });
+  const digest = createHash("sha256").update(thought).digest("base64url");
+  const mac = createHmac("sha256", SECRET).update(`omnigate-local:thought:${digest}`).digest("base64");
+  t.same(th?.signature && { issuer: th.signature.issuer, value: th.signature.value }, { issuer: "local", value: `t1.${digest}.${mac}` }, "the digest of the thought and a MAC over it");
   t.equal(txt && textOf([txt]), "You said: why is the sky blue");
   t.equal(p.usage.thinkingTokens, BigInt(countText(thought)));
   t.equal(p.usage.outputTokens, BigInt(countText(thought) + countText("You said: why is the sky blue")), "thinking counts in output");

@@ -62,11 +62,35 @@ t.test("other issuers, unsigned parts and redacted thinking", async (t) => {
   t.equal(planChat(i, { blocklist: [], signingSecret: SECRET, faultInjection: true }).candidates.length, 1, "answered");
 });
 
-t.test("a thought's signature may travel on the following part of the same turn", async (t) => {
+t.test("a thought's signature may travel on the following part, with or without the thought", async (t) => {
   const prior = answer("first").map((p) => clone(PartSchema, p));
   prior[1]!.signature = clone(SignatureSchema, prior[0]!.signature!);
   t.equal(verifyInputSignatures(followUp(prior), SECRET), undefined);
-  t.ok(verifyInputSignatures(followUp([prior[1]!]), SECRET), "not without the thought");
+  t.equal(verifyInputSignatures(followUp([prior[1]!]), SECRET), undefined, "the thought dropped, as Gemini clients do");
+  const tool = answer("use lookup for Rome", { tools: [fn("lookup", { type: "object", properties: { city: { type: "string" } }, required: ["city"] })] }).map((p) => clone(PartSchema, p));
+  tool[1]!.signature = clone(SignatureSchema, tool[0]!.signature!);
+  t.equal(verifyInputSignatures(followUp([tool[1]!]), SECRET), undefined, "a tool call alone, with the thought's signature");
+  const sig = tool[0]!.signature!.value;
+  const [, digest, mac] = sig.split(".");
+  const altered: Array<[string, string]> = [
+    ["another digest", `t1.${digest!.replace(/^./, (c) => (c === "A" ? "B" : "A"))}.${mac}`],
+    ["another MAC", `t1.${digest}.${mac!.replace(/^./, (c) => (c === "A" ? "B" : "A"))}`],
+    ["no MAC", `t1.${digest}`],
+    ["another secret", signPart("other", tool[0]!).value],
+  ];
+  for (const [name, value] of altered) {
+    const p = clone(PartSchema, tool[1]!);
+    p.signature!.value = value;
+    t.equal(errorDetail(verifyInputSignatures(followUp([p]), SECRET)!)?.reason, "invalid_signature", `refused: ${name}`);
+  }
+});
+
+t.test("any subset of a signed history verifies", async (t) => {
+  const tool = answer("use lookup for Rome", { tools: [fn("lookup", { type: "object", properties: { city: { type: "string" } }, required: ["city"] })] });
+  for (let mask = 1; mask < 1 << tool.length; mask++) {
+    const subset = tool.filter((_, i) => mask & (1 << i)).map((p) => clone(PartSchema, p));
+    t.equal(verifyInputSignatures(followUp(subset), SECRET), undefined, `parts ${mask.toString(2)}`);
+  }
 });
 
 t.test("stable JSON", async (t) => {
