@@ -14,6 +14,7 @@ import { imageBotHandler } from "../core/image-bot/handler.js";
 import { TaskRunner } from "../core/tasks/runner.js";
 import { fromCoreTask } from "../facades/image-bot/translate.js";
 import { localImageBotProvider } from "../providers/local/image-bot/engine.js";
+import { jsonLogger } from "../providers/http/log.js";
 import { midjourneyClient, type MidjourneyClient } from "../providers/midjourney/client.js";
 import { midjourneyProvider, type MidjourneyProvider } from "../providers/midjourney/provider.js";
 import type { ImageBotProvider } from "../providers/types.js";
@@ -112,12 +113,13 @@ export async function createTaskDeps(
   const local = localImageBotProvider({ taskMs: config.local.taskMs ?? DEFAULT_LOCAL_TASK_MS, tileSize: config.imageBot.tileSize });
   const clients: MidjourneyClient[] = [];
   const midjourney = new Map<string, MidjourneyProvider>();
+  const upstreamLog = jsonLogger(config.logLevel);
   // Every midjourney channel gets a provider: a disabled one may be enabled at runtime.
   for (const c of config.channels.filter((ch) => ch.provider === "midjourney")) {
     const client = midjourneyClient({ channel: c.name, baseUrl: c.baseUrl, apiSecret: c.apiKey, timeoutMs: config.upstream.connectTimeoutMs ?? 30_000 });
     clients.push(client);
     const notifyUrl = config.publicUrl ? `${config.publicUrl.replace(/\/+$/, "")}/upstream/midjourney/${encodeURIComponent(c.name)}/notify?token=${notifyToken(c.name)}` : undefined;
-    midjourney.set(c.name, midjourneyProvider(client, { pollIntervalMs: config.imageBot.pollIntervalMs, notifyUrl }));
+    midjourney.set(c.name, midjourneyProvider(client, { pollIntervalMs: config.imageBot.pollIntervalMs, notifyUrl, log: upstreamLog }));
   }
   const provider = (account: AccountSettings): ImageBotProvider => {
     if (account.channel === "local") return local;

@@ -40,20 +40,27 @@ export function toVendorModal(job: ImageBotJob, upstreamTaskId: string): VendorR
   return { path: "/submit/modal", body: { taskId: upstreamTaskId, prompt: job.prompt, ...(job.mask ? { maskBase64: dataUrl(job.mask) } : {}) } };
 }
 
-export type SubmitOutcome = { accepted: string } | { modal: string } | { refused: string };
+/** A refusal in the gateway's words, and the upstream's answer for the log only. */
+export type SubmitOutcome = { accepted: string } | { modal: string } | { refused: string; detail: string };
 
-/** What a submit answer means: 1 and 22 accepted, 21 with a task id a modal wait, anything else refused. */
-export function fromVendorSubmit(r: SubmitResult): SubmitOutcome {
+/**
+ * What a submit answer means: 1 and 22 accepted, 21 with a task id a modal wait,
+ * anything else refused. The upstream's banned word is named only when it is
+ * part of the prompt sent (the client's own text); its description never is.
+ */
+export function fromVendorSubmit(r: SubmitResult, prompt = ""): SubmitOutcome {
   const id = r.result === null || r.result === undefined ? "" : String(r.result);
   const desc = r.description ?? "";
   if ((r.code === 1 || r.code === 22) && id) return { accepted: id };
   if (r.code === 21 && id && (/confirm|modal/i.test(desc) || r.properties?.remix === true || r.properties?.status === "MODAL")) return { modal: id };
-  const banned = typeof r.properties?.bannedWord === "string" ? ` (banned word: ${r.properties.bannedWord})` : "";
+  const word = r.properties?.bannedWord;
+  const banned = typeof word === "string" && word && prompt.includes(word) ? ` (banned word: ${word})` : "";
   const what: Record<number, string> = { 3: "no available account", 4: "validation error", 9: "system error", 21: "already exists", 22: "queued", 23: "queue full", 24: "banned prompt" };
-  return { refused: `the upstream refused the task: code ${r.code} (${what[r.code] ?? "error"})${banned}${desc ? `: ${desc}` : ""}` };
+  return { refused: `the upstream refused the task: code ${r.code} (${what[r.code] ?? "error"})${banned}`, detail: JSON.stringify(r).slice(0, 4096) };
 }
 
-export type TaskState = { state: "running"; progress: number; imageUrl: string } | { state: "success"; task: VendorTask } | { state: "failure"; reason: string };
+/** A failure's reason is the gateway's; the upstream's failReason is the detail, for the log only. */
+export type TaskState = { state: "running"; progress: number; imageUrl: string } | { state: "success"; task: VendorTask } | { state: "failure"; reason: string; detail: string };
 
 /** "45%" -> 45 (0 when unreadable). */
 export function progressOf(p: string | null | undefined): number {
@@ -66,9 +73,9 @@ export function fromVendorTask(t: VendorTask): TaskState {
     case "SUCCESS":
       return { state: "success", task: t };
     case "FAILURE":
-      return { state: "failure", reason: t.failReason || "the upstream task failed" };
+      return { state: "failure", reason: "the upstream task failed", detail: t.failReason ?? "" };
     case "CANCEL":
-      return { state: "failure", reason: t.failReason || "the upstream task was cancelled" };
+      return { state: "failure", reason: "the upstream task was cancelled", detail: t.failReason ?? "" };
     default:
       return { state: "running", progress: progressOf(t.progress), imageUrl: t.imageUrl ?? "" };
   }

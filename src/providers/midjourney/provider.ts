@@ -5,6 +5,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { loadSharp } from "../local/sharp.js";
 import type { ImageBotJob, ImageBotOutput, ImageBotProvider, ImageBotRunContext } from "../types.js";
+import type { UpstreamLogger } from "../http/log.js";
 import type { MidjourneyClient } from "./client.js";
 import { fromVendorButtons, fromVendorSubmit, fromVendorTask, isGridResult, splitPrompts, toVendorModal, toVendorSubmit } from "./mapping.js";
 import * as wire from "./wire.js";
@@ -15,6 +16,8 @@ export interface MidjourneyProviderOptions {
   maxPollErrors?: number;
   /** The URL the upstream may call back when a task changes (wakes the poller); none when the gateway is not reachable. */
   notifyUrl?: string | undefined;
+  /** Where the upstream's own refusal and failure texts go (never to the client). */
+  log?: UpstreamLogger;
 }
 
 export interface MidjourneyProvider extends ImageBotProvider {
@@ -33,6 +36,7 @@ function parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | 
 export function midjourneyProvider(client: MidjourneyClient, opts: MidjourneyProviderOptions): MidjourneyProvider {
   const wakers = new Map<string, () => void>();
   const maxErrors = opts.maxPollErrors ?? 10;
+  const logged = (what: string, detail: string) => opts.log?.warn({ channel: client.channel, upstream: "midjourney", detail }, what);
 
   const pause = (id: string, ms: number, signal: AbortSignal) =>
     new Promise<void>((resolve, reject) => {
@@ -60,12 +64,18 @@ export function midjourneyProvider(client: MidjourneyClient, opts: MidjourneyPro
     } catch (err) {
       throw fail((err as Error).message);
     }
-    const first = fromVendorSubmit(parse(wire.submitResult, await client.post(req.path, req.body, signal), "submit answer"));
-    if ("refused" in first) throw fail(first.refused);
+    const first = fromVendorSubmit(parse(wire.submitResult, await client.post(req.path, req.body, signal), "submit answer"), job.prompt);
+    if ("refused" in first) {
+      logged("upstream refused a task", first.detail);
+      throw fail(first.refused);
+    }
     if ("accepted" in first) return first.accepted;
     const modal = toVendorModal(job, first.modal);
-    const second = fromVendorSubmit(parse(wire.submitResult, await client.post(modal.path, modal.body, signal), "modal answer"));
-    if ("refused" in second) throw fail(second.refused);
+    const second = fromVendorSubmit(parse(wire.submitResult, await client.post(modal.path, modal.body, signal), "modal answer"), job.prompt);
+    if ("refused" in second) {
+      logged("upstream refused a task", second.detail);
+      throw fail(second.refused);
+    }
     return "accepted" in second ? second.accepted : second.modal;
   };
 
@@ -105,11 +115,15 @@ export function midjourneyProvider(client: MidjourneyClient, opts: MidjourneyPro
           errors = 0;
         } catch (err) {
           if (ctx.signal.aborted) throw err;
-          if (++errors >= maxErrors) throw fail(`the upstream task ${upstreamId} could not be polled: ${(err as Error).message}`);
+          // Only the gateway's own words: a library's error text (a broken socket) stays out of failReason.
+          if (++errors >= maxErrors) throw fail(`the upstream task ${upstreamId} could not be polled: ${err instanceof ConnectError ? err.rawMessage : "the connection failed"}`);
           await pause(upstreamId, opts.pollIntervalMs * Math.min(8, 2 ** errors), ctx.signal);
           continue;
         }
-        if (state.state === "failure") throw fail(`upstream: ${state.reason}`);
+        if (state.state === "failure") {
+          logged("upstream task failed", state.detail);
+          throw fail(state.reason);
+        }
         if (state.state === "success") return finish(job, state.task, ctx.signal);
         let preview;
         if (state.imageUrl && state.imageUrl !== lastPreview) {

@@ -47,7 +47,7 @@ export function openaiVideosProvider(client: OpenAIVideosClient, poll: PollSetti
         },
         { firstMs: poll.firstMs, maxMs: poll.maxMs, signal },
       );
-      if (done.state === "failed") throw failedVideoError(done.code, VENDOR);
+      if (done.state === "failed") throw failedVideoError(done.code, VENDOR, done.detail);
       const video = await client.content(id, "video", signal);
       return { video, thumbnail: await still(id, "thumbnail", signal), spritesheet: await still(id, "spritesheet", signal), upstreamId: id };
     },

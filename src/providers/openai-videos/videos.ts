@@ -3,6 +3,7 @@
 // says about the task.
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { coreError } from "../../core/errors.js";
+import { UpstreamFailure } from "../http/errors.js";
 import type { VideoJob } from "../types.js";
 import type { Video } from "./wire.js";
 
@@ -49,23 +50,25 @@ export function toVendorCreate(job: VideoJob): CreateForm {
   return { fields, files };
 }
 
-export type PollState = { state: "running"; progress: number } | { state: "completed" } | { state: "failed"; code: string };
+/** A failed video: the upstream's code (for the moderation check and the log) and its error object, for the log only. */
+export type PollState = { state: "running"; progress: number } | { state: "completed" } | { state: "failed"; code: string; detail: string };
 
 export function fromVendorVideo(v: Video): PollState {
   switch (v.status) {
     case "completed":
       return { state: "completed" };
     case "failed":
-      return { state: "failed", code: v.error?.code && /^[a-z0-9_.-]{1,64}$/i.test(v.error.code) ? v.error.code : "video_generation_failed" };
+      return { state: "failed", code: v.error?.code || "", detail: JSON.stringify(v.error ?? null).slice(0, 4096) };
     default:
       return { state: "running", progress: Math.max(0, Math.min(99, Math.round(v.progress ?? 0))) };
   }
 }
 
-/** The error of a video the upstream failed; its own text stays in the log. */
-export function failedVideoError(code: string, vendor: string): ConnectError {
+/** The error of a video the upstream failed, in the gateway's words; the upstream's code and text ride along as the cause, for the log. */
+export function failedVideoError(code: string, vendor: string, detail = ""): ConnectError {
   if (code === "moderation_blocked" || code === "content_policy_violation") {
     return coreError(Code.InvalidArgument, "Your request was blocked by the moderation system.", { reason: "moderation_blocked", metadata: { upstream: vendor } });
   }
-  return coreError(Code.Internal, `The ${vendor} upstream could not generate the video (${code}).`, { reason: code, metadata: { upstream: vendor } });
+  const cause = new UpstreamFailure(`${vendor} upstream failed the video`, 200, code, detail);
+  return coreError(Code.Internal, `The ${vendor} upstream could not generate the video.`, { reason: "video_generation_failed", metadata: { upstream: vendor }, cause });
 }

@@ -1,11 +1,34 @@
-// Upstream (OpenAI-compatible) failures -> ConnectError. Upstream message text
-// and keys never reach clients: only a safe param/code survives a 400.
+// Upstream (OpenAI-compatible) failures -> ConnectError. Upstream text and
+// keys never reach clients: a 400 names a param or code only when it is one of
+// the gateway's own (the image request's fields, the image edge's codes); the
+// body rides along as the cause, for the log.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { coreError } from "../../core/errors.js";
+import { UpstreamFailure } from "../http/errors.js";
 import { errorBody } from "./wire.js";
 
-const SAFE = /^[A-Za-z0-9_.[\]-]{1,64}$/;
 const MODERATION = new Set(["moderation_blocked", "content_policy_violation"]);
+/** Fields of the client's image request, as the upstream may name them ("image[]" is the client's "image"). */
+const PARAMS = new Map<string, string>([
+  ...["model", "prompt", "n", "size", "quality", "style", "output_format", "background", "output_compression", "moderation", "input_fidelity", "user", "image", "mask"].map((p): [string, string] => [p, p]),
+  ["image[]", "image"],
+]);
+/** Codes the image edge raises itself, so passing one on says nothing the gateway would not. */
+const CODES = new Set([
+  "invalid_value",
+  "missing_required_parameter",
+  "unsupported_parameter",
+  "string_above_max_length",
+  "integer_above_max_value",
+  "integer_below_min_value",
+  "invalid_image_format",
+  "invalid_image_size",
+  "image_not_square",
+  "image_not_transparent",
+  "invalid_mask_format",
+  "invalid_mask_size",
+  "too_many_images",
+]);
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -28,15 +51,16 @@ export function retryAfterMs(h: Headers, nowMs: number): number | undefined {
 export function fromVendorError(status: number, headers: Headers, body: unknown, channel: string, nowMs: number): ConnectError {
   const parsed = errorBody.safeParse(body);
   const e = parsed.success ? parsed.data.error : undefined;
-  const code = e?.code !== undefined && e.code !== null && SAFE.test(String(e.code)) ? String(e.code) : "";
-  const param = e?.param && SAFE.test(e.param) ? e.param : "";
+  const upstreamCode = e?.code === undefined || e.code === null ? "" : String(e.code);
+  const code = CODES.has(upstreamCode) ? upstreamCode : "";
+  const param = (e?.param && PARAMS.get(e.param)) || "";
   const metadata: Record<string, string> = { channel, upstream_status: String(status) };
 
   if (status === 401 || status === 403) {
     return coreError(Code.Internal, "The upstream provider refused the gateway's credentials for this model.", { reason: "upstream_auth", metadata });
   }
   if (status === 429) {
-    const quota = code === "insufficient_quota";
+    const quota = upstreamCode === "insufficient_quota";
     const retry = retryAfterMs(headers, nowMs);
     return coreError(Code.ResourceExhausted, quota ? "The upstream provider's quota is exhausted." : "The upstream provider is rate limiting requests; retry later.", {
       reason: quota ? "upstream_quota" : "rate_limited",
@@ -51,7 +75,7 @@ export function fromVendorError(status: number, headers: Headers, body: unknown,
     return coreError(Code.NotFound, "The upstream provider does not serve this model.", { reason: "model_not_found", field: "model", metadata: { ...metadata, code: "model_not_found" } });
   }
   if (status >= 400) {
-    if (MODERATION.has(code)) {
+    if (MODERATION.has(upstreamCode)) {
       return coreError(Code.InvalidArgument, "Your request was rejected as a result of the upstream safety system.", { reason: "moderation_blocked", metadata: { ...metadata, code: "moderation_blocked" } });
     }
     const what = [param && `param '${param}'`, code && `code '${code}'`].filter(Boolean).join(", ");
@@ -59,6 +83,7 @@ export function fromVendorError(status: number, headers: Headers, body: unknown,
       reason: code || "upstream_invalid_request",
       field: param,
       metadata: { ...metadata, ...(code ? { code } : {}) },
+      cause: new UpstreamFailure(`openai upstream answered ${status}`, status, upstreamCode, JSON.stringify(body ?? null).slice(0, 4096)),
     });
   }
   return coreError(Code.Unknown, `The upstream provider answered with an unexpected status ${status}.`, { reason: "upstream_error", metadata });

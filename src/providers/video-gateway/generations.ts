@@ -2,6 +2,7 @@
 // the submit body, and what a polled task says.
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { coreError } from "../../core/errors.js";
+import { UpstreamFailure } from "../http/errors.js";
 import type { VideoJob } from "../types.js";
 import type { Task } from "./wire.js";
 
@@ -28,7 +29,8 @@ export function toVendorSubmit(job: VideoJob): SubmitBody {
   return body;
 }
 
-export type GatewayState = { state: "running"; progress: number } | { state: "completed"; url: string } | { state: "failed"; code: string };
+/** A failed task: the upstream's code (for the moderation check and the log) and its error, for the log only. */
+export type GatewayState = { state: "running"; progress: number } | { state: "completed"; url: string } | { state: "failed"; code: string; detail: string };
 
 const DONE = new Set(["succeeded", "success", "completed", "complete"]);
 const FAILED = new Set(["failed", "failure", "error", "cancelled", "canceled"]);
@@ -47,16 +49,16 @@ export function fromVendorTask(t: Task): GatewayState | { state: "invalid"; why:
   }
   if (FAILED.has(status)) {
     const raw = typeof t.error === "object" && t.error ? t.error.code : undefined;
-    const code = typeof raw === "string" && /^[a-z0-9_.-]{1,64}$/i.test(raw) ? raw : "video_generation_failed";
-    return { state: "failed", code };
+    return { state: "failed", code: typeof raw === "string" ? raw : "", detail: JSON.stringify(t.error ?? null).slice(0, 4096) };
   }
   return { state: "running", progress: progressOf(t.progress) };
 }
 
-/** The error of a task the upstream failed; its own text stays in the log. */
-export function failedTaskError(code: string, vendor: string): ConnectError {
+/** The error of a task the upstream failed, in the gateway's words; the upstream's code and text ride along as the cause, for the log. */
+export function failedTaskError(code: string, vendor: string, detail = ""): ConnectError {
   if (code === "moderation_blocked" || code === "content_policy_violation") {
     return coreError(Code.InvalidArgument, "Your request was blocked by the moderation system.", { reason: "moderation_blocked", metadata: { upstream: vendor } });
   }
-  return coreError(Code.Internal, `The ${vendor} upstream could not generate the video (${code}).`, { reason: code, metadata: { upstream: vendor } });
+  const cause = new UpstreamFailure(`${vendor} upstream failed the task`, 200, code, detail);
+  return coreError(Code.Internal, `The ${vendor} upstream could not generate the video.`, { reason: "video_generation_failed", metadata: { upstream: vendor }, cause });
 }

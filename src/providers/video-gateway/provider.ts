@@ -37,7 +37,7 @@ export function videoGatewayProvider(client: VideoGatewayClient, poll: PollSetti
         },
         { firstMs: poll.firstMs, maxMs: poll.maxMs, signal },
       );
-      if (done.state === "failed") throw failedTaskError(done.code, VENDOR);
+      if (done.state === "failed") throw failedTaskError(done.code, VENDOR, done.detail);
       const video = await client.download(done.url, signal);
       return { video, upstreamId: id };
     },

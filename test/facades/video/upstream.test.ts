@@ -7,7 +7,7 @@ import t from "tap";
 import OpenAI from "openai";
 import type { VideoSeconds, VideoSize } from "openai/resources/videos";
 import { channelSchema } from "../../../src/config.js";
-import { fakeOpenAIVideos, clip } from "../../providers/openai-videos/fake.js";
+import { fakeOpenAIVideos, clip, UPSTREAM_MARKER } from "../../providers/openai-videos/fake.js";
 import { fakeVideoGateway } from "../../providers/video-gateway/fake.js";
 import { ADMIN_KEY, startServer } from "../../helpers/app.js";
 import { auth, probeBytes, until } from "./helpers.js";
@@ -24,7 +24,7 @@ const server = await startServer({
       channelSchema.parse({ name: "sora-up", provider: "openai-videos", baseUrl: sora.baseUrl, apiKey: "sk-sora-upstream", models: ["sora-*"], modelMap: { "sora-2": "sora-2-pro" } }),
       channelSchema.parse({ name: "gw-up", provider: "video-gateway", baseUrl: gw.baseUrl, apiKey: "gw-upstream", models: ["kling*"] }),
     ],
-    video: { concurrency: 2, channelConcurrency: 4, queueSize: 100, ttlMs: 3_600_000, timeoutMs: 60_000, pollMs: 10, maxPollMs: 40, maxBytes: 50 * 1024 * 1024, allowPrivateUrls: false, fontFile: "" },
+    video: { concurrency: 2, channelConcurrency: 4, queueSize: 100, ttlMs: 3_600_000, timeoutMs: 60_000, pollMs: 10, maxPollMs: 40, maxBytes: 50 * 1024 * 1024, allowPrivateUrls: false, fontFile: "", notifyHook: "" },
   },
 });
 t.teardown(() => server.close());
@@ -85,4 +85,14 @@ t.test("upstream failures end as failed videos with a code", async (t) => {
   const gwBlocked = await done((await client.videos.create({ model: "kling-v1", prompt: "moderate me", ...tiny })).id);
   t.same([gwBlocked.status, gwBlocked.error?.code], ["failed", "moderation_blocked"]);
   await t.rejects(client.videos.create({ model: "local-only", prompt: "x", ...tiny }), { status: 400, param: "model", code: "model_not_found" }, "no channel, no local engine once channels exist");
+});
+
+t.test("an upstream's failed video with its own code and text: the client sees only the gateway's words", async (t) => {
+  const tiny = { size: "160x90" as VideoSize, seconds: "1" as VideoSeconds };
+  for (const model of ["sora-2", "kling-v1"]) {
+    const v = await done((await client.videos.create({ model, prompt: "leaky", ...tiny })).id);
+    t.same([v.status, v.error?.code], ["failed", "video_generation_failed"], model);
+    const seen = JSON.stringify([v, await task(v.id)]);
+    t.notMatch(seen, UPSTREAM_MARKER, `${model}: no upstream string in either interface`);
+  }
 });

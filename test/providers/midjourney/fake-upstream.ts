@@ -34,6 +34,9 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
+/** What the fake puts in its refusal and failure texts; it must never reach a client. */
+export const UPSTREAM_MARKER = "zz_upstream_marker_7f3a";
+
 const MODAL_BUTTONS = /CustomZoom|Inpaint|PicReader|PromptAnalyzer/;
 
 function buttons(t: FakeTask) {
@@ -68,7 +71,7 @@ export async function fakeUpstream(opts: { secret?: string; pollsToFinish?: numb
   const view = (t: FakeTask) => {
     const base = { id: t.id, action: t.action, prompt: t.prompt, promptEn: t.prompt, description: `/${t.action.toLowerCase()}`, state: null, submitTime: 1, startTime: null, finishTime: null, failReason: null, properties: { finalPrompt: t.prompt } };
     if (t.status === "MODAL") return { ...base, status: "MODAL", progress: "0%", imageUrl: null, buttons: [] };
-    if (t.fail && t.polls >= 1) return { ...base, status: "FAILURE", progress: "", failReason: "upstream exploded", imageUrl: null, buttons: [] };
+    if (t.fail && t.polls >= 1) return { ...base, status: "FAILURE", progress: "", failReason: `upstream exploded ${UPSTREAM_MARKER}`, imageUrl: null, buttons: [] };
     if (t.polls < state.pollsToFinish) return { ...base, status: "IN_PROGRESS", progress: `${Math.round((100 * t.polls) / state.pollsToFinish)}%`, imageUrl: t.polls > 0 ? `${state.url}/img/${t.id}-preview.png` : null, buttons: [] };
     const describe = t.action === "DESCRIBE" ? { finalPrompt: "1️⃣ first prompt --ar 1:1\n\n2️⃣ second prompt\n\n3️⃣ third prompt\n\n4️⃣ fourth prompt" } : t.action === "SHORTEN" ? { finalPrompt: "## Important tokens\nx\n\n## Shortened prompts\n1️⃣ short one\n\n2️⃣ short two" } : {};
     return { ...base, status: "SUCCESS", progress: "100%", imageUrl: t.action === "SHORTEN" ? null : `${state.url}/img/${t.id}.png`, finishTime: 2, properties: { ...base.properties, ...describe }, buttons: t.action === "SHORTEN" ? [] : buttons(t) };
@@ -98,6 +101,7 @@ export async function fakeUpstream(opts: { secret?: string; pollsToFinish?: numb
     switch (`${req.method} ${p}`) {
       case "POST /mj/submit/imagine":
         if (/banned/.test(body.prompt)) return json(res, 200, { code: 24, description: "可能包含敏感词", properties: { promptEn: body.prompt, bannedWord: "banned" } });
+        if (/leaky/.test(body.prompt)) return json(res, 200, { code: 24, description: UPSTREAM_MARKER, properties: { bannedWord: UPSTREAM_MARKER } });
         return ok(newTask("IMAGINE", body.prompt, true, { fail: /explode/.test(body.prompt), ...hook }));
       case "POST /mj/submit/blend":
         return ok(newTask("BLEND", "", true, hook));

@@ -28,17 +28,20 @@ t.test("submit answers", async (t) => {
   t.same(fromVendorSubmit({ code: 1, description: "提交成功", result: "1712205491372" }), { accepted: "1712205491372" });
   t.same(fromVendorSubmit({ code: 22, description: "排队中", result: 1712205491372, properties: { numberOfQueues: 1 } }), { accepted: "1712205491372" });
   t.same(fromVendorSubmit({ code: 21, description: "Waiting for window confirm", result: "M1" }), { modal: "M1" });
-  t.same(fromVendorSubmit({ code: 24, description: "可能包含敏感词", properties: { bannedWord: "nude" } }), { refused: "the upstream refused the task: code 24 (banned prompt) (banned word: nude): 可能包含敏感词" });
-  t.same(fromVendorSubmit({ code: 21, description: "任务已存在", result: "X" }), { refused: "the upstream refused the task: code 21 (already exists): 任务已存在" });
-  t.same(fromVendorSubmit({ code: 23, description: null }), { refused: "the upstream refused the task: code 23 (queue full)" });
+  const banned = { code: 24, description: "可能包含敏感词", properties: { bannedWord: "nude" } };
+  t.same(fromVendorSubmit(banned, "a nude statue"), { refused: "the upstream refused the task: code 24 (banned prompt) (banned word: nude)", detail: JSON.stringify(banned) }, "a banned word of the prompt is named");
+  t.same(fromVendorSubmit(banned, "a statue"), { refused: "the upstream refused the task: code 24 (banned prompt)", detail: JSON.stringify(banned) }, "one the prompt does not hold is the upstream's text: not named");
+  t.match(fromVendorSubmit({ code: 21, description: "任务已存在", result: "X" }), { refused: "the upstream refused the task: code 21 (already exists)" });
+  t.match(fromVendorSubmit({ code: 23, description: null }), { refused: "the upstream refused the task: code 23 (queue full)" });
+  t.match(fromVendorSubmit({ code: 77, description: "upstream words" }), { refused: "the upstream refused the task: code 77 (error)", detail: /upstream words/ });
 });
 
 t.test("task states", async (t) => {
   t.same(fromVendorTask({ id: "1", status: "IN_PROGRESS", progress: "45%", imageUrl: "https://cdn/p.webp" }), { state: "running", progress: 45, imageUrl: "https://cdn/p.webp" });
   t.same(fromVendorTask({ id: "1", status: "SUBMITTED", progress: "0%" }), { state: "running", progress: 0, imageUrl: "" });
   t.same(fromVendorTask({ id: "1", status: "NOT_START", progress: null }), { state: "running", progress: 0, imageUrl: "" });
-  t.same(fromVendorTask({ id: "1", status: "FAILURE", failReason: "banned" }), { state: "failure", reason: "banned" });
-  t.same(fromVendorTask({ id: "1", status: "CANCEL" }), { state: "failure", reason: "the upstream task was cancelled" });
+  t.same(fromVendorTask({ id: "1", status: "FAILURE", failReason: "banned" }), { state: "failure", reason: "the upstream task failed", detail: "banned" });
+  t.same(fromVendorTask({ id: "1", status: "CANCEL" }), { state: "failure", reason: "the upstream task was cancelled", detail: "" });
   t.equal(fromVendorTask({ id: "1", status: "SUCCESS" }).state, "success");
   t.equal(progressOf("100%"), 100);
   t.equal(progressOf("abc"), 0);

@@ -4,7 +4,8 @@ import t from "tap";
 import { midjourneyClient } from "../../../src/providers/midjourney/client.js";
 import { midjourneyProvider } from "../../../src/providers/midjourney/provider.js";
 import type { ImageBotJob, ImageBotRunContext } from "../../../src/providers/types.js";
-import { fakeUpstream } from "./fake-upstream.js";
+import type { MidjourneyClient } from "../../../src/providers/midjourney/client.js";
+import { fakeUpstream, UPSTREAM_MARKER } from "./fake-upstream.js";
 
 const job = (p: Partial<ImageBotJob> = {}): ImageBotJob => ({ taskId: "t", operation: { kind: "imagine" }, prompt: "cat", botType: "PRIMARY_BOT", seed: 1, inputs: [], ...p });
 
@@ -58,4 +59,42 @@ t.test("provider", async (t) => {
     await t.rejects(provider.seed!("123", new AbortController().signal), { message: "the upstream has no seed for this task (code 3)" });
     await t.rejects(provider.run(job({ operation: { kind: "upscale", index: 1 }, parent: { prompt: "" } }), ctx().c), /no upstream task or button/);
   });
+});
+
+t.test("the upstream's refusal and failure texts go to the log, never into the error", async (t) => {
+  const up = await fakeUpstream({ pollsToFinish: 3 });
+  const client = midjourneyClient({ channel: "mj1", baseUrl: up.url, apiSecret: up.secret, timeoutMs: 2000 });
+  const lines: Array<[Record<string, unknown>, string]> = [];
+  const log = { warn: (o: Record<string, unknown>, m: string) => void lines.push([o, m]), debug: () => undefined };
+  const provider = midjourneyProvider(client, { pollIntervalMs: 5, log });
+  t.teardown(async () => {
+    await client.close();
+    await up.close();
+  });
+  const refused = await provider.run(job({ prompt: "leaky" }), ctx().c).catch((e: Error) => e);
+  t.equal((refused as Error).message, "[internal] failed: the upstream refused the task: code 24 (banned prompt)");
+  const failed = await provider.run(job({ prompt: "explode" }), ctx().c).catch((e: Error) => e);
+  t.equal((failed as Error).message, "[internal] failed: the upstream task failed");
+  t.same(
+    lines.map(([o, m]) => [m, o.channel, String(o.detail).includes(UPSTREAM_MARKER)]),
+    [
+      ["upstream refused a task", "mj1", true],
+      ["upstream task failed", "mj1", true],
+    ],
+  );
+});
+
+t.test("a poll that breaks with a library's error names no library text", async (t) => {
+  const stub: MidjourneyClient = {
+    channel: "stub",
+    post: async () => ({ code: 1, result: "7" }),
+    get: async () => {
+      throw new Error("other side closed zz_library_text");
+    },
+    download: async () => ({ data: new Uint8Array(), mimeType: "" }),
+    close: async () => undefined,
+  };
+  const provider = midjourneyProvider(stub, { pollIntervalMs: 1, maxPollErrors: 2 });
+  const err = (await provider.run(job(), ctx().c).catch((e: Error) => e)) as Error;
+  t.equal(err.message, "[internal] failed: the upstream task 7 could not be polled: the connection failed");
 });

@@ -1,7 +1,8 @@
 // A fake OpenAI Videos API on loopback (node:http): create (multipart or
 // JSON), retrieve (queued -> in_progress -> completed over a few polls),
 // remix, content (a real MP4, WebP and JPEG) and errors chosen by the prompt:
-// "moderate me" fails the video as moderation_blocked, "http-500" and
+// "moderate me" fails the video as moderation_blocked, "leaky" fails it with
+// UPSTREAM_MARKER as its error code and message, "http-500" and
 // "http-400" fail the create, "slow" stays in progress.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,6 +10,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ffmpeg } from "../../../src/core/video/media.js";
+
+/** What the "leaky" prompt puts in the upstream's error; it must never reach a client. */
+export const UPSTREAM_MARKER = "zz_upstream_marker_7f3a";
 
 export interface FakeCall {
   method: string;
@@ -59,7 +63,8 @@ export async function fakeOpenAIVideos(opts: { key?: string; pollsToFinish?: num
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const video = (v: { id: string; prompt: string; polls: number; remixOf?: string; seconds: string; size: string; model: string }) => {
-    const failed = v.prompt.includes("moderate me");
+    const leaky = v.prompt.includes("leaky");
+    const failed = v.prompt.includes("moderate me") || leaky;
     const done = v.polls >= fake.pollsToFinish && !v.prompt.includes("slow");
     return {
       id: v.id,
@@ -67,7 +72,7 @@ export async function fakeOpenAIVideos(opts: { key?: string; pollsToFinish?: num
       created_at: 1758941485,
       completed_at: done ? 1758941600 : null,
       expires_at: null,
-      error: failed && done ? { code: "moderation_blocked", message: "upstream says: blocked" } : null,
+      error: failed && done ? (leaky ? { code: UPSTREAM_MARKER, message: `upstream says: ${UPSTREAM_MARKER}` } : { code: "moderation_blocked", message: "upstream says: blocked" }) : null,
       model: v.model,
       progress: done ? 100 : Math.min(90, v.polls * 40),
       prompt: v.prompt,

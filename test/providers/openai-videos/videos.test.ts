@@ -41,12 +41,15 @@ t.test("a polled Video -> running, completed or failed", async (t) => {
   t.same(fromVendorVideo(v("in_progress", { progress: 57.4 })), { state: "running", progress: 57 });
   t.same(fromVendorVideo(v("in_progress", { progress: 100 })), { state: "running", progress: 99 });
   t.same(fromVendorVideo(v("completed")), { state: "completed" });
-  t.same(fromVendorVideo(v("failed", { error: { code: "moderation_blocked", message: "x" } })), { state: "failed", code: "moderation_blocked" });
-  t.same(fromVendorVideo(v("failed", { error: { code: "weird code!", message: "x" } })), { state: "failed", code: "video_generation_failed" });
+  t.same(fromVendorVideo(v("failed", { error: { code: "moderation_blocked", message: "x" } })), { state: "failed", code: "moderation_blocked", detail: '{"code":"moderation_blocked","message":"x"}' });
+  t.same(fromVendorVideo(v("failed", { error: { code: "weird code!", message: "x" } })), { state: "failed", code: "weird code!", detail: '{"code":"weird code!","message":"x"}' });
+  t.same(fromVendorVideo(v("failed")), { state: "failed", code: "", detail: "null" });
   const mod = failedVideoError("moderation_blocked", "openai-videos");
   t.same([mod.code, errorDetail(mod)?.reason], [Code.InvalidArgument, "moderation_blocked"]);
-  const other = failedVideoError("internal_error", "openai-videos");
-  t.same([other.code, errorDetail(other)?.reason], [Code.Internal, "internal_error"]);
+  const other = failedVideoError("upstream_own_code", "openai-videos", '{"message":"upstream words"}');
+  t.same([other.code, errorDetail(other)?.reason], [Code.Internal, "video_generation_failed"], "the gateway's own reason");
+  t.notMatch(other.rawMessage, /upstream_own_code|upstream words/, "no upstream text in the message");
+  t.match(other.cause, { vendorType: "upstream_own_code", body: '{"message":"upstream words"}' }, "the upstream's code and text go to the log with the cause");
 });
 
 t.test("error bodies: moderation kept, the rest by status, no vendor text", async (t) => {

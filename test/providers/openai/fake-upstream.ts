@@ -28,6 +28,8 @@ export interface FakeUpstream {
 }
 
 export const UPSTREAM_KEY = "sk-upstream-secret-123";
+/** A string the "leaky" models put in every field of their 400; it must never reach a client. */
+export const UPSTREAM_MARKER = "zz_upstream_marker_7f3a";
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -77,6 +79,10 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         return send(401, { error: { message: `Incorrect API key provided: ${UPSTREAM_KEY}.`, type: "invalid_request_error", param: null, code: "invalid_api_key" } });
       case "bad-size":
         return send(400, { error: { message: `Invalid value: 'x'. Upstream internal note ${UPSTREAM_KEY}`, type: "invalid_request_error", param: "size", code: "invalid_value" } });
+      case "leaky":
+        return send(400, { error: { message: `bad ${UPSTREAM_MARKER}`, type: UPSTREAM_MARKER, param: UPSTREAM_MARKER, code: UPSTREAM_MARKER } });
+      case "leaky-size":
+        return send(400, { error: { message: `bad ${UPSTREAM_MARKER}`, type: UPSTREAM_MARKER, param: "size", code: UPSTREAM_MARKER } });
       case "moderated":
         return send(400, { error: { message: "Your request was rejected by the safety system.", type: "image_generation_user_error", param: null, code: "moderation_blocked" } });
       case "garbage":

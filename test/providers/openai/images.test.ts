@@ -71,10 +71,13 @@ t.test("fromVendorImages", async (t) => {
 });
 
 t.test("error table", async (t) => {
-  const body = (code: string | null, param: string | null = null, message = "upstream words sk-123") => ({ error: { message, type: "x", param, code } });
+  const body = (code: string | number | null, param: string | null = null, message = "upstream words sk-123") => ({ error: { message, type: "x", param, code } });
   const rows: Array<[number, unknown, Record<string, string>, Code, string, string, string | undefined]> = [
     [400, body("invalid_value", "size"), {}, Code.InvalidArgument, "invalid_value", "size", "invalid_value"],
     [400, body("weird code!", "bad param!"), {}, Code.InvalidArgument, "upstream_invalid_request", "", undefined],
+    [400, body("safe_looking_code", "safe_looking_param"), {}, Code.InvalidArgument, "upstream_invalid_request", "", undefined],
+    [400, body("unsupported_parameter", "image[]"), {}, Code.InvalidArgument, "unsupported_parameter", "image", "unsupported_parameter"],
+    [400, body(7, "toString"), {}, Code.InvalidArgument, "upstream_invalid_request", "", undefined],
     [400, body("moderation_blocked"), {}, Code.InvalidArgument, "moderation_blocked", "", "moderation_blocked"],
     [400, body("content_policy_violation"), {}, Code.InvalidArgument, "moderation_blocked", "", "moderation_blocked"],
     [400, "not json", {}, Code.InvalidArgument, "upstream_invalid_request", "", undefined],
@@ -96,7 +99,7 @@ t.test("error table", async (t) => {
     t.equal(d.field, field, `${status} field`);
     t.equal(d.metadata.code, metaCode, `${status} metadata.code`);
     t.equal(d.metadata.channel, "ch");
-    t.notMatch(e.message, /sk-123|upstream words/, "no upstream text");
+    t.notMatch(e.message, /sk-123|upstream words|safe_looking|toString/, "no upstream text");
   }
   t.equal(retryAfterSeconds(fromVendorError(429, { "retry-after": "3" }, undefined, "ch", 0)), 3);
 });

@@ -5,7 +5,7 @@ import t from "tap";
 import OpenAI, { toFile } from "openai";
 import sharp from "sharp";
 import { ADMIN_KEY, startServer } from "../../helpers/app.js";
-import { startFakeUpstream, UPSTREAM_KEY } from "./fake-upstream.js";
+import { startFakeUpstream, UPSTREAM_KEY, UPSTREAM_MARKER } from "./fake-upstream.js";
 
 const fake = await startFakeUpstream();
 t.teardown(() => fake.close());
@@ -15,14 +15,14 @@ const aliases = {
   "dall-e-3": "IMG_MODEL_B",
   "gpt-image-1": "IMG_MODEL_C",
   "gpt-image-1-mini": "IMG_MODEL_D",
-  ...Object.fromEntries(["fail-500", "rate", "quota", "auth", "bad-size", "moderated", "garbage", "no-model", "url-result", "broken-url", "flaky", "off", "down"].map((m) => [m, "IMG_MODEL_A"])),
+  ...Object.fromEntries(["fail-500", "rate", "quota", "auth", "bad-size", "moderated", "garbage", "no-model", "url-result", "broken-url", "flaky", "off", "down", "leaky", "leaky-size"].map((m) => [m, "IMG_MODEL_A"])),
 };
 const channel = (over: Record<string, unknown>) => ({ provider: "openai", baseUrl: fake.url + "/v1", apiKey: UPSTREAM_KEY, modelMap: {}, priority: 0, weight: 1, enabled: true, ...over });
 const server = await startServer({
   config: {
     images: { aliases, urlTtlMs: 3_600_000, sweepIntervalMs: 60_000 },
     channels: [
-      channel({ name: "main", models: ["dall-e-*", "gpt-image-1", "fail-500", "rate", "quota", "bad-size", "moderated", "garbage", "no-model", "url-result", "broken-url"], modelMap: { "dall-e-3": "dall-e-3-upstream" } }),
+      channel({ name: "main", models: ["dall-e-*", "gpt-image-1", "fail-500", "rate", "quota", "bad-size", "moderated", "garbage", "no-model", "url-result", "broken-url", "leaky", "leaky-size"], modelMap: { "dall-e-3": "dall-e-3-upstream" } }),
       channel({ name: "wrong-key", models: ["auth"], apiKey: "sk-wrong" }),
       channel({ name: "flaky-first", models: ["flaky"], priority: 10, modelMap: { flaky: "fail-500" } }),
       channel({ name: "flaky-second", models: ["flaky"], priority: 1, modelMap: { flaky: "dall-e-2" } }),
@@ -172,3 +172,22 @@ for (const e of errors) {
     t.notMatch(err.message, /Incorrect API key|internal note|Rate limit reached/, "nor upstream text");
   });
 }
+
+t.test("a 400 whose message, type, param and code are upstream strings: the client sees only the gateway's words", async (t) => {
+  const cases: Array<[string, string | null]> = [
+    ["leaky", null],
+    ["leaky-size", "size"],
+  ];
+  for (const [model, param] of cases) {
+    const res = await fetch(server.baseUrl + "/v1/images/generations", {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model, prompt: "x", size: "256x256" }),
+    });
+    const text = await res.text();
+    t.equal(res.status, 400, model);
+    t.same(JSON.parse(text), { error: { message: JSON.parse(text).error.message, type: "invalid_request_error", param, code: "upstream_invalid_request" } }, `${model}: the gateway's own code, a param only when it is a known field`);
+    t.notMatch(text, UPSTREAM_MARKER, `${model}: no upstream string in the body`);
+    t.notMatch(JSON.stringify([...res.headers]), UPSTREAM_MARKER, `${model}: nor in the headers`);
+  }
+});

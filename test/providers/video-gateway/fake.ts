@@ -2,10 +2,14 @@
 // answers {task_id, status}; polls move processing -> succeeded with a url on
 // a separate file host (or, in "new-api" style, an OpenAI-like object with
 // metadata.url). Prompts choose failures: "moderate me" fails the task,
+// "leaky" fails it with UPSTREAM_MARKER as its error code and message,
 // "http-500"/"http-400"/"http-429" fail the submit, "no-url" succeeds without a url.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { clip } from "../openai-videos/fake.js";
+
+/** What the "leaky" prompt puts in the upstream's error; it must never reach a client. */
+export const UPSTREAM_MARKER = "zz_upstream_marker_7f3a";
 
 export interface GatewayCall {
   method: string;
@@ -72,7 +76,8 @@ export async function fakeVideoGateway(opts: { key: string; style?: "omnigate" |
     if (!task) return json(404, { code: "task_not_found", message: "no such task", param: "task_id", type: "not_found_error" });
     task.polls++;
     const done = task.polls >= polls;
-    const failed = done && task.prompt.includes("moderate me");
+    const failed = done && (task.prompt.includes("moderate me") || task.prompt.includes("leaky"));
+    const error = task.prompt.includes("leaky") ? { code: UPSTREAM_MARKER, message: `failed: ${UPSTREAM_MARKER}` } : { code: "moderation_blocked", message: "blocked upstream" };
     const url = task.prompt.includes("relative") ? `/files/${m![1]}.mp4` : `http://127.0.0.1:${filePort}/files/${m![1]}.mp4`;
     if (opts.style === "new-api") {
       return json(200, {
@@ -82,7 +87,7 @@ export async function fakeVideoGateway(opts: { key: string; style?: "omnigate" |
         status: done ? (failed ? "failed" : "completed") : "in_progress",
         progress: done ? 100 : 30,
         ...(done && !failed && !task.prompt.includes("no-url") ? { metadata: { url } } : {}),
-        ...(failed ? { error: { code: "moderation_blocked", message: "blocked upstream" } } : {}),
+        ...(failed ? { error } : {}),
       });
     }
     return json(200, {
@@ -92,7 +97,7 @@ export async function fakeVideoGateway(opts: { key: string; style?: "omnigate" |
       progress: done ? 100 : 30,
       ...(done && !failed && !task.prompt.includes("no-url") ? { url } : {}),
       metadata: { duration: 1, fps: 4, height: 48, seed: 1, width: 80 },
-      error: failed ? { code: "moderation_blocked", message: "blocked upstream" } : null,
+      error: failed ? error : null,
     });
   });
   const port = await listen(server);

@@ -34,10 +34,14 @@ t.test("polled tasks of both styles", async (t) => {
   t.same(p({ task_id: "a", status: "succeeded", url: "https://f/v.mp4" }), { state: "completed", url: "https://f/v.mp4" });
   t.same(p({ id: "a", status: "completed", metadata: { url: "https://f/k.mp4" } }), { state: "completed", url: "https://f/k.mp4" });
   t.same(p({ id: "a", status: "in_progress", progress: 30 }), { state: "running", progress: 30 });
-  t.same(p({ task_id: "a", status: "failed", error: { code: "moderation_blocked", message: "x" } }), { state: "failed", code: "moderation_blocked" });
-  t.same(p({ task_id: "a", status: "FAILURE", error: "text" }), { state: "failed", code: "video_generation_failed" });
+  t.same(p({ task_id: "a", status: "failed", error: { code: "moderation_blocked", message: "x" } }), { state: "failed", code: "moderation_blocked", detail: '{"code":"moderation_blocked","message":"x"}' });
+  t.same(p({ task_id: "a", status: "FAILURE", error: "text" }), { state: "failed", code: "", detail: '"text"' });
   t.same(p({ task_id: "a", status: "succeeded" }), { state: "invalid", why: "a finished task without a url" });
   t.equal(errorDetail(failedTaskError("moderation_blocked", "video-gateway"))?.reason, "moderation_blocked");
+  const other = failedTaskError("upstream_own_code", "video-gateway", '"upstream words"');
+  t.same([other.code, errorDetail(other)?.reason], [Code.Internal, "video_generation_failed"], "the gateway's own reason");
+  t.notMatch(other.rawMessage, /upstream_own_code|upstream words/, "no upstream text in the message");
+  t.match(other.cause, { vendorType: "upstream_own_code", body: '"upstream words"' }, "the upstream's code and text go to the log with the cause");
 });
 
 t.test("error bodies of both shapes map by status", async (t) => {
