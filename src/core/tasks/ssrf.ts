@@ -2,7 +2,8 @@
 // loopback, private, link-local, unique-local, CGNAT, multicast, reserved or
 // unspecified (IPv4, IPv6, and IPv4 inside IPv6). Host names are checked after
 // resolution, in the socket's own lookup, so a name cannot be re-resolved to a
-// private address between the check and the connection.
+// private address between the check and the connection. Both checks read hosts
+// through one normaliser (canonicalHost).
 import { BlockList, isIP } from "node:net";
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 
@@ -29,6 +30,7 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ["::", 128],
   ["::1", 128],
+  ["64:ff9b:1::", 48],
   ["100::", 64],
   ["2001:db8::", 32],
   ["fc00::", 7],
@@ -39,37 +41,71 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, "ipv6");
 }
 
-/** The IPv4 address embedded in an IPv4-mapped, -compatible or NAT64 IPv6 address. */
-function embeddedV4(addr: string): string | undefined {
-  const m = /^(?:::ffff:(?:0:)?|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(addr);
-  if (m) return m[1];
-  const hex = /^(?:::ffff:(?:0:)?|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(addr);
-  if (!hex) return undefined;
-  const hi = parseInt(hex[1]!, 16);
-  const lo = parseInt(hex[2]!, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** A host in one canonical form, so that every spelling of an address is judged alike. */
+export type CanonicalHost = { kind: "ipv4" | "ipv6"; address: string } | { kind: "name"; name: string };
+
+/** The eight 16-bit groups of a valid IPv6 address (a trailing dotted quad included). */
+function v6Groups(addr: string): number[] {
+  let s = addr;
+  const tail: number[] = [];
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    tail.push((a << 8) | b, (c << 8) | d);
+    s = s.slice(0, quad.index);
+    if (s.endsWith(":") && !s.endsWith("::")) s = s.slice(0, -1);
+  }
+  const [head, rest] = s.split("::") as [string, string | undefined];
+  const h = head ? head.split(":") : [];
+  const r = rest ? rest.split(":") : [];
+  const fill = rest === undefined ? [] : Array<string>(8 - h.length - r.length - tail.length).fill("0");
+  return [...h, ...fill, ...r].map((g) => parseInt(g, 16)).concat(tail);
 }
 
-/** True when the literal IP address must not receive callbacks. */
-export function isPrivateAddress(addr: string): boolean {
-  const bare = addr.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+/** The IPv4 address an IPv6 one carries: mapped (::ffff:0:0/96, ::ffff:0:0:0/96), compatible (::/96), NAT64 (64:ff9b::/96) or 6to4 (2002::/16). */
+function embeddedV4(addr: string): string | undefined {
+  const g = v6Groups(addr);
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  const quad = (i: number) => `${g[i]! >> 8}.${g[i]! & 255}.${g[i + 1]! >> 8}.${g[i + 1]! & 255}`;
+  if (zero(0, 5) && (g[5] === 0xffff || g[5] === 0)) return quad(6);
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return quad(6);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return quad(6);
+  if (g[0] === 0x2002) return quad(1);
+  return undefined;
+}
+
+/**
+ * A URL's hostname or a resolved address, canonical: lower case, without
+ * brackets, zone id or trailing dots, and an IPv6 address that carries an IPv4
+ * one as that IPv4 address. The one place hosts are normalised: the check at
+ * submit (callbackUrlProblem) and the one at connect (guardedLookup) both judge
+ * through isPrivateAddress, which reads hosts through this.
+ */
+export function canonicalHost(host: string): CanonicalHost {
+  const bare = host.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
   const family = isIP(bare);
-  if (family === 4) return blocked.check(bare, "ipv4");
+  if (family === 4) return { kind: "ipv4", address: bare };
   if (family === 6) {
     const v4 = embeddedV4(bare);
-    if (v4) return blocked.check(v4, "ipv4");
-    return blocked.check(bare, "ipv6");
+    return v4 ? { kind: "ipv4", address: v4 } : { kind: "ipv6", address: bare };
   }
-  return false;
+  return { kind: "name", name: bare.replace(/\.+$/, "") };
+}
+
+/** Names that always mean this machine, whatever DNS says. */
+const LOCAL_NAMES = /^(localhost|localhost\.localdomain|ip6-localhost|ip6-loopback)$|\.localhost$/;
+
+/** True when a host (a literal address in any spelling, or a name) must not receive callbacks; other names are judged by what they resolve to. */
+export function isPrivateAddress(host: string): boolean {
+  const h = canonicalHost(host);
+  if (h.kind === "name") return LOCAL_NAMES.test(h.name);
+  return blocked.check(h.address, h.kind);
 }
 
 export class SsrfError extends Error {
   override name = "SsrfError";
   readonly code = "ERR_SSRF_REFUSED";
 }
-
-/** Names that always mean this machine, whatever DNS says. */
-const LOCAL_NAMES = /^(localhost|localhost\.localdomain|ip6-localhost|ip6-loopback)$|\.localhost$/i;
 
 /**
  * Checks a callback URL before any network use: scheme http(s), and, unless
@@ -86,8 +122,7 @@ export function callbackUrlProblem(raw: string, allowPrivate: boolean): string |
   if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http or https URL";
   if (url.username || url.password) return "must not carry credentials";
   if (allowPrivate) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (isIP(host) ? isPrivateAddress(host) : LOCAL_NAMES.test(host)) return "points to a private or loopback address";
+  if (isPrivateAddress(url.hostname)) return "points to a private or loopback address";
   return undefined;
 }
 
@@ -96,6 +131,8 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 /** A drop-in for the socket `lookup` option that refuses private addresses. */
 export function guardedLookup(hostname: string, options: { all?: boolean; family?: number | string } | undefined, callback: LookupCallback): void {
   const family = options?.family === 4 || options?.family === "IPv4" ? 4 : options?.family === 6 || options?.family === "IPv6" ? 6 : 0;
+  // The name itself first, as at submit: a local name is refused whatever DNS says.
+  if (isPrivateAddress(hostname)) return process.nextTick(() => callback(new SsrfError(`${hostname} is a private or loopback host`), []));
   dnsLookup(hostname, { family, all: true }, (err: NodeJS.ErrnoException | null, list: LookupAddress[]) => {
     if (err) return callback(err, []);
     const bad = list.find((a) => isPrivateAddress(a.address));
