@@ -73,7 +73,8 @@ export function localImageBotProvider(opts: LocalImageBotOptions): ImageBotProvi
         result = await compute(job, opts);
       } catch (err) {
         if (err instanceof ConnectError) throw err;
-        throw new ConnectError(`failed: the local engine could not process the images (${(err as Error).message})`, Code.Internal);
+        // The library's own text stays out of failReason (it rides along as the cause).
+        throw new ConnectError("failed: the local engine could not process the images", Code.Internal, undefined, undefined, err);
       }
       const step = opts.taskMs / (STEPS.length + 1);
       for (const p of STEPS) {

@@ -34,7 +34,13 @@ export function prng(hash: Buffer, salt = 0): () => number {
   };
 }
 
-const escapeXml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/**
+ * Text as XML character data: markup characters as references, and what XML 1.0
+ * cannot hold at all (C0 controls but tab, LF and CR; lone surrogates; U+FFFE,
+ * U+FFFF) as U+FFFD, so any prompt renders.
+ */
+export const escapeXml = (s: string) =>
+  s.replace(/[&<>"']|[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, (c) => (c.length === 1 && `&<>"'`.includes(c) ? `&#${c.charCodeAt(0)};` : "\uFFFD"));
 
 function hsl(h: number, s: number, l: number): string {
   return `hsl(${Math.round(((h % 360) + 360) % 360)},${Math.round(s)}%,${Math.round(l)}%)`;

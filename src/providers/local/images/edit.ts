@@ -5,15 +5,16 @@
 // Further images (IMG_MODEL_C) tint the new content as references.
 import type { ImageJob } from "../../types.js";
 import type { ArtSpec } from "./art.js";
-import { alphaOf, blend, decodeRgba, renderArt, type RawImage } from "./render.js";
+import { decodeInput } from "./input.js";
+import { alphaOf, blend, renderArt, type RawImage } from "./render.js";
 
 export async function editImage(job: ImageJob, spec: ArtSpec): Promise<RawImage> {
   const { width, height } = job;
   const [first, ...refs] = job.images;
-  const src = await decodeRgba(first!.data, width, height);
-  const mask = job.mask ? alphaOf(await decodeRgba(job.mask.data, width, height)) : alphaOf(src);
+  const src = await decodeInput(first!, "image", width, height);
+  const mask = job.mask ? alphaOf(await decodeInput(job.mask, "mask", width, height)) : alphaOf(src);
   let art = await renderArt(spec);
-  for (const ref of refs) art = blend(art, await decodeRgba(ref.data, width, height), 0.3);
+  for (const ref of refs) art = blend(art, await decodeInput(ref, "image", width, height), 0.3);
   const whole = !mask.some((a) => a === 0);
   if (whole) return blend(art, src, 0.45);
   const out = Buffer.from(src.data);

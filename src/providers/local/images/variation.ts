@@ -3,11 +3,12 @@
 import { loadSharp } from "../sharp.js";
 import type { ImageJob } from "../../types.js";
 import { artHash, prng } from "./art.js";
-import { blend, decodeRgba, type RawImage } from "./render.js";
+import { decodeInput } from "./input.js";
+import { blend, type RawImage } from "./render.js";
 
 export async function varyImage(job: ImageJob, index: number): Promise<RawImage> {
   const { width, height } = job;
-  const src = await decodeRgba(job.images[0]!.data, width, height);
+  const src = await decodeInput(job.images[0]!, "image", width, height);
   const hash = artHash(Buffer.from(job.images[0]!.data).toString("base64").slice(0, 4096), job.seed ?? 0, index);
   const rnd = prng(hash, 3);
   const hue = Math.round((rnd() < 0.5 ? -1 : 1) * (15 + rnd() * 40));
