@@ -1,11 +1,12 @@
 // Image inputs of the image bot, checked against spec section 8: JPEG, PNG,
-// static GIF or WEBP, at most 4 MB, really decodable. A refusal names the
-// field and the problem.
+// static GIF or WEBP, at most 4 MB and MAX_INPUT_PIXELS, really decodable. A
+// refusal names the field and the problem. Only the header is read here.
 import type { Metadata } from "sharp";
 import { loadSharp } from "../../providers/local/sharp.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import type { ImageBytes } from "../../providers/types.js";
 import { invalidArgument } from "../errors.js";
+import { HEADER_ONLY, PIXEL_LIMIT_TEXT, withinPixelLimit } from "../pixel-limit.js";
 
 export const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
 
@@ -35,7 +36,7 @@ export async function checkImage(file: InputFile | undefined, field: string): Pr
   if (data.byteLength > MAX_IMAGE_BYTES) throw invalidArgument(`${field}: the image is ${(data.byteLength / 1048576).toFixed(1)} MB; at most 4 MB is accepted`, field, "too_large");
   let meta: Metadata;
   try {
-    meta = await (await loadSharp())(data, { pages: -1 }).metadata();
+    meta = await (await loadSharp())(data, { pages: -1, ...HEADER_ONLY }).metadata();
   } catch {
     throw invalidArgument(`${field}: the data is not a readable ${ACCEPTED[declared]!.toUpperCase()} image`, field, "unreadable_image");
   }
@@ -45,6 +46,9 @@ export async function checkImage(file: InputFile | undefined, field: string): Pr
   if (actual === "gif" && (meta.pages ?? 1) > 1) throw invalidArgument(`${field}: animated GIFs are not accepted; send a static image`, field, "animated_gif");
   const height = meta.pageHeight ?? meta.height ?? 0;
   if (!meta.width || !height) throw invalidArgument(`${field}: the image has no size`, field, "unreadable_image");
+  if (!withinPixelLimit(meta.width, height)) {
+    throw invalidArgument(`${field}: the image is ${meta.width}x${height} pixels; at most ${PIXEL_LIMIT_TEXT} are accepted`, field, "too_many_pixels");
+  }
   return { data, mimeType: MIME_OF[actual]!, width: meta.width, height };
 }
 

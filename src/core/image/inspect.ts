@@ -7,9 +7,7 @@ import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import type { ImageInput } from "../../providers/types.js";
 import { megabytes, missingParam, paramError, quoteList } from "./errors.js";
 import type { InputRules } from "./profiles.js";
-
-/** Inputs larger than this many pixels are refused (the local engine decodes them whole). */
-export const MAX_INPUT_PIXELS = 4096 * 4096;
+import { DECODE_LIMIT, HEADER_ONLY, MAX_INPUT_PIXELS, withinPixelLimit } from "../pixel-limit.js";
 
 const MIME: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp", gif: "image/gif" };
 
@@ -32,7 +30,7 @@ export async function inspectFile(file: InputFile, param: string, rules: { forma
   }
   let meta: Awaited<ReturnType<ReturnType<typeof sharp>["metadata"]>>;
   try {
-    meta = await (await loadSharp())(data, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+    meta = await (await loadSharp())(data, HEADER_ONLY).metadata();
   } catch {
     throw paramError(param, "invalid_image_format", `Invalid file '${name}': not a valid image. Supported formats are: ${quoteList(rules.formats)}.`);
   }
@@ -40,7 +38,7 @@ export async function inspectFile(file: InputFile, param: string, rules: { forma
   if (!rules.formats.includes(format) || !meta.width || !meta.height) {
     throw paramError(param, "invalid_image_format", `Invalid file '${name}': unsupported image format '${format || "unknown"}'. Supported formats are: ${quoteList(rules.formats)}.`);
   }
-  if (meta.width * meta.height > MAX_INPUT_PIXELS) {
+  if (!withinPixelLimit(meta.width, meta.height)) {
     throw paramError(param, "invalid_image_size", `Invalid file '${name}': ${meta.width}x${meta.height} exceeds the maximum of ${MAX_INPUT_PIXELS} pixels.`);
   }
   return { data, mimeType: MIME[format] ?? file.mimeType, filename: name, format, width: meta.width, height: meta.height, hasAlpha: !!meta.hasAlpha };
@@ -49,7 +47,12 @@ export async function inspectFile(file: InputFile, param: string, rules: { forma
 /** True when the image has at least one fully transparent pixel. */
 export async function hasTransparentPixels(img: InspectedImage): Promise<boolean> {
   if (!img.hasAlpha) return false;
-  const stats = await (await loadSharp())(img.data).stats();
+  // This decodes the pixels: a file whose header passed but whose data is corrupt fails here
+  // (sharp's stats() rejects some such files and answers no channels for others, e.g. a bad CRC).
+  const stats = await (await loadSharp())(img.data, DECODE_LIMIT)
+    .stats()
+    .catch(() => undefined);
+  if (!stats?.channels.length) throw paramError("image", "invalid_image_format", `Invalid file '${img.filename}': the image data is corrupt and could not be decoded.`);
   return (stats.channels[stats.channels.length - 1]?.min ?? 255) === 0;
 }
 

@@ -1,11 +1,13 @@
 // Reference images of image-to-video requests: bytes (an upload or a data
-// URL) are checked to be a real image when the task is created; an http(s) URL
-// is checked for SSRF then, and fetched (through a resolver that refuses
-// private addresses) only when a task's provider needs the bytes.
+// URL) are checked, from their header, to be an image within the pixel limit
+// when the task is created; an http(s) URL is checked for SSRF then, and
+// fetched (through a resolver that refuses private addresses) only when a
+// task's provider needs the bytes.
 import { Agent, request } from "undici";
 import { loadSharp } from "../../providers/local/sharp.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { Code, coreError, invalidArgument } from "../errors.js";
+import { HEADER_ONLY, PIXEL_LIMIT_TEXT, withinPixelLimit } from "../pixel-limit.js";
 import { callbackUrlProblem, guardedLookup } from "../tasks/ssrf.js";
 
 export const MAX_REFERENCE_BYTES = 20 * 1024 * 1024;
@@ -26,14 +28,16 @@ const invalidImage = (msg: string) => invalidArgument(msg, FIELD, "invalid_image
 export async function sniffImage(data: Uint8Array): Promise<string> {
   if (data.byteLength === 0) throw invalidImage("The reference image is empty.");
   if (data.byteLength > MAX_REFERENCE_BYTES) throw invalidImage(`The reference image is larger than ${MAX_REFERENCE_BYTES / 1024 / 1024} MB.`);
-  let format: string | undefined;
+  let meta: { format?: string; width?: number; height?: number } | undefined;
   try {
-    format = (await (await loadSharp())(data).metadata()).format;
+    meta = await (await loadSharp())(data, HEADER_ONLY).metadata();
   } catch {
-    format = undefined;
+    meta = undefined;
   }
-  const mime = format && MIME_OF[format];
+  const mime = meta?.format && MIME_OF[meta.format];
   if (!mime) throw invalidImage("The reference image must be a JPEG, PNG, WEBP or GIF image.");
+  const { width = 0, height = 0 } = meta!;
+  if (!withinPixelLimit(width, height)) throw invalidImage(`The reference image is ${width}x${height} pixels; at most ${PIXEL_LIMIT_TEXT} are accepted.`);
   return mime;
 }
 

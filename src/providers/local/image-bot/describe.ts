@@ -1,5 +1,6 @@
 // Describe in the local engine: four prompts derived from the image's real
 // properties (dominant colour, brightness, contrast, aspect ratio).
+import { DECODE_LIMIT } from "../../../core/pixel-limit.js";
 import { loadSharp } from "../sharp.js";
 import { ratioOf } from "./params.js";
 
@@ -42,7 +43,7 @@ export function colourName(r: number, g: number, b: number): string {
 }
 
 export async function imageFacts(bytes: Uint8Array): Promise<ImageFacts> {
-  const img = (await loadSharp())(bytes);
+  const img = (await loadSharp())(bytes, DECODE_LIMIT);
   const meta = await img.metadata();
   const stats = await img.stats();
   const [r, g, b] = [stats.channels[0]!, stats.channels[1] ?? stats.channels[0]!, stats.channels[2] ?? stats.channels[0]!];

@@ -1,27 +1,31 @@
 // What the local engine does for each image operation. Every result is real
 // pixels: grids of four seeded artworks, quadrants, resized, padded, extended
 // and masked images. Deterministic for a given job (seed, prompt, inputs).
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { ImageBotJob } from "../../types.js";
 import { aspectOfPrompt } from "./params.js";
-import { art, blend, decode, decodeMask, grid, masked, modulate, place, quadrant, resize, tileSize, type RawImage } from "./raster.js";
+import { art, blend, decode, decodeMask, decodeRgba, grid, masked, modulate, place, placeEllipse, quadrant, resize, tileSize, WORK_MAX_SIDE, type RawImage } from "./raster.js";
 
 export interface OpResult {
   image: RawImage;
   grid: boolean;
 }
 
+/** A failure in the engine's own words (the engine hides the text of anything else thrown: a library's). */
+const failed = (message: string) => new ConnectError(`failed: ${message}`, Code.Internal);
+
 const DIMENSIONS = { PORTRAIT: { w: 2, h: 3 }, SQUARE: { w: 1, h: 1 }, LANDSCAPE: { w: 3, h: 2 } } as const;
 
 async function parentImage(job: ImageBotJob): Promise<RawImage> {
   const bytes = job.parent?.image?.data;
-  if (!bytes) throw new Error("the parent task has no image");
+  if (!bytes) throw failed("the parent task has no image");
   return decode(bytes);
 }
 
 /** Four seeded tiles for the prompt, each mixed with an image prompt when there are some. */
 async function promptGrid(job: ImageBotJob, long: number): Promise<OpResult> {
   const { width, height } = tileSize(long, aspectOfPrompt(job.prompt));
-  const refs = await Promise.all(job.inputs.map(async (i) => decode(i.data).then((r) => resize(r, width, height))));
+  const refs = await Promise.all(job.inputs.map((i) => decodeRgba(i.data, width, height)));
   const tiles: RawImage[] = [];
   for (let i = 0; i < 4; i++) {
     const a = await art(job.prompt, job.seed, i, width, height);
@@ -76,7 +80,7 @@ async function pan(job: ImageBotJob, base: RawImage, direction: "left" | "right"
 
 /** Vary (Region): only where the mask is white does the image change. */
 async function inpaint(job: ImageBotJob, base: RawImage): Promise<OpResult> {
-  if (!job.mask) throw new Error("Vary (Region) needs a mask");
+  if (!job.mask) throw failed("Vary (Region) needs a mask");
   const mask = await decodeMask(job.mask.data, base.width, base.height);
   const tiles: RawImage[] = [];
   for (let i = 0; i < 4; i++) tiles.push(masked(base, await art(job.prompt, job.seed, i, base.width, base.height), mask));
@@ -86,7 +90,7 @@ async function inpaint(job: ImageBotJob, base: RawImage): Promise<OpResult> {
 /** Blend: the inputs at the chosen dimensions, each tile weighting them differently. */
 async function blendInputs(job: ImageBotJob, long: number, dims: keyof typeof DIMENSIONS): Promise<OpResult> {
   const { width, height } = tileSize(long, DIMENSIONS[dims]);
-  const inputs = await Promise.all(job.inputs.map(async (i) => decode(i.data).then((r) => resize(r, width, height))));
+  const inputs = await Promise.all(job.inputs.map((i) => decodeRgba(i.data, width, height)));
   const tiles: RawImage[] = [];
   for (let t = 0; t < 4; t++) {
     const out = Buffer.alloc(width * height * 4);
@@ -102,30 +106,18 @@ async function blendInputs(job: ImageBotJob, long: number, dims: keyof typeof DI
   return { image: await grid(tiles), grid: true };
 }
 
-/** Face swap: the source's face region (an ellipse in the upper middle, as in a portrait) composited onto the target's, with a soft edge. */
+/** Face swap: the source's face region (an ellipse in the upper middle, as in a portrait) composited onto the target's, with a soft edge; by sharp, on working copies. */
 async function swapFace(job: ImageBotJob): Promise<OpResult> {
   const [source, target] = await Promise.all(job.inputs.slice(0, 2).map((i) => decode(i.data)));
-  if (!source || !target) throw new Error("face swap needs a source and a target image");
+  if (!source || !target) throw failed("face swap needs a source and a target image");
   const face = (img: RawImage) => ({ cx: img.width / 2, cy: img.height * 0.42, rx: img.width * 0.22, ry: img.height * 0.28 });
   const tf = face(target);
   const sf = face(source);
   const box = { left: Math.max(0, Math.round(tf.cx - tf.rx)), top: Math.max(0, Math.round(tf.cy - tf.ry)), width: Math.round(tf.rx * 2), height: Math.round(tf.ry * 2) };
   const srcBox = { left: Math.max(0, Math.round(sf.cx - sf.rx)), top: Math.max(0, Math.round(sf.cy - sf.ry)), width: Math.round(sf.rx * 2), height: Math.round(sf.ry * 2) };
-  const crop: RawImage = { data: Buffer.alloc(srcBox.width * srcBox.height * 4), width: srcBox.width, height: srcBox.height };
-  for (let y = 0; y < srcBox.height; y++) {
-    const sy = Math.min(source.height - 1, srcBox.top + y);
-    source.data.copy(crop.data, y * srcBox.width * 4, (sy * source.width + srcBox.left) * 4, (sy * source.width + Math.min(source.width, srcBox.left + srcBox.width)) * 4);
-  }
+  const crop = place({ data: Buffer.alloc(srcBox.width * srcBox.height * 4), width: srcBox.width, height: srcBox.height }, source, -srcBox.left, -srcBox.top);
   const fitted = await resize(crop, box.width, box.height);
-  const over = place(target, fitted, box.left, box.top);
-  const mask = new Uint8Array(target.width * target.height);
-  for (let y = 0; y < target.height; y++) {
-    for (let x = 0; x < target.width; x++) {
-      const d = ((x - tf.cx) / tf.rx) ** 2 + ((y - tf.cy) / tf.ry) ** 2;
-      mask[y * target.width + x] = d <= 0.7 ? 255 : d >= 1 ? 0 : Math.round(((1 - d) / 0.3) * 255);
-    }
-  }
-  return { image: masked(target, over, mask), grid: false };
+  return { image: await placeEllipse(target, fitted, box.left, box.top), grid: false };
 }
 
 /** Runs an image operation of the local engine; `long` is the long side of one grid image. */
@@ -143,7 +135,8 @@ export async function runImageOp(job: ImageBotJob, long: number): Promise<OpResu
     }
     case "upscale_2x": {
       const base = await parentImage(job);
-      let up = await resize(base, base.width * 2, base.height * 2);
+      const f = Math.min(2, WORK_MAX_SIDE / Math.max(base.width, base.height));
+      let up = await resize(base, Math.round(base.width * f), Math.round(base.height * f));
       if (op.mode === "creative") up = blend(await modulate(up, 0, 1.15), await art(job.prompt, job.seed, 0, up.width, up.height), 0.1);
       return { image: up, grid: false };
     }
@@ -163,6 +156,6 @@ export async function runImageOp(job: ImageBotJob, long: number): Promise<OpResu
       return swapFace(job);
     case "describe":
     case "shorten":
-      throw new Error(`${op.kind} makes no image`);
+      throw failed(`${op.kind} makes no image`);
   }
 }

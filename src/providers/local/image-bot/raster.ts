@@ -1,6 +1,9 @@
 // Pixel helpers of the local image-bot engine: tile sizes from an aspect
 // ratio, 2x2 grids, masks and seeded artwork tiles (the local image engine's
 // artwork, see ../images/art.ts). Raw images are RGBA, 8 bits per channel.
+// Inputs are decoded to a working copy of at most WORK_MAX_SIDE pixels a
+// side, so the per-pixel loops here run on bounded images.
+import { DECODE_LIMIT } from "../../../core/pixel-limit.js";
 import { loadSharp } from "../sharp.js";
 import { blend, decodeRgba, encode, renderArt, type RawImage } from "../images/render.js";
 
@@ -8,6 +11,9 @@ export type { RawImage };
 export { blend, decodeRgba, encode };
 
 const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
+
+/** Long side of a working copy: a grid of the largest tiles (2048, OMNIGATE_IB_TILE_SIZE's maximum) fits unchanged. */
+export const WORK_MAX_SIDE = 4096;
 
 /** Width and height of one image with the long side `long` at aspect w:h. */
 export function tileSize(long: number, aspect: { w: number; h: number }): { width: number; height: number } {
@@ -42,15 +48,19 @@ export function quadrant(g: RawImage, n: number): RawImage {
   return { data, width, height };
 }
 
-/** Decodes an encoded image at its own size. */
+/** Decodes an encoded image at its own size, or shrunk to fit WORK_MAX_SIDE. */
 export async function decode(bytes: Uint8Array): Promise<RawImage> {
-  const { data, info } = await (await loadSharp())(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await (await loadSharp())(bytes, DECODE_LIMIT)
+    .resize(WORK_MAX_SIDE, WORK_MAX_SIDE, { fit: "inside", withoutEnlargement: true })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
 }
 
 /** A grey mask (one byte per pixel, 255 = change) of a given size; transparent areas count as black. */
 export async function decodeMask(bytes: Uint8Array, width: number, height: number): Promise<Uint8Array> {
-  const data = await (await loadSharp())(bytes).resize(width, height, { fit: "fill" }).flatten({ background: "#000000" }).greyscale().raw().toBuffer();
+  const data = await (await loadSharp())(bytes, DECODE_LIMIT).resize(width, height, { fit: "fill" }).flatten({ background: "#000000" }).greyscale().raw().toBuffer();
   return new Uint8Array(data.buffer, data.byteOffset, width * height);
 }
 
@@ -73,19 +83,33 @@ export async function resize(img: RawImage, width: number, height: number, opts:
   return { data, width, height };
 }
 
-/** Places `inner` at (left, top) over `canvas`. */
+/** Places `inner` at (left, top) over `canvas`, clipped to the canvas; one copy a row. */
 export function place(canvas: RawImage, inner: RawImage, left: number, top: number): RawImage {
   const out = Buffer.from(canvas.data);
-  for (let y = 0; y < inner.height; y++) {
+  const x0 = Math.max(0, left);
+  const x1 = Math.min(canvas.width, left + inner.width);
+  for (let y = 0; y < inner.height && x1 > x0; y++) {
     const cy = top + y;
     if (cy < 0 || cy >= canvas.height) continue;
-    for (let x = 0; x < inner.width; x++) {
-      const cx = left + x;
-      if (cx < 0 || cx >= canvas.width) continue;
-      inner.data.copy(out, (cy * canvas.width + cx) * 4, (y * inner.width + x) * 4, (y * inner.width + x) * 4 + 4);
-    }
+    inner.data.copy(out, (cy * canvas.width + x0) * 4, (y * inner.width + x0 - left) * 4, (y * inner.width + x1 - left) * 4);
   }
   return { data: out, width: canvas.width, height: canvas.height };
+}
+
+/** `over` placed at (left, top) on `base` through a soft elliptical mask filling its box (opaque inside 0.84 of the radius, fading to the edge). */
+export async function placeEllipse(base: RawImage, over: RawImage, left: number, top: number): Promise<RawImage> {
+  const sharp = await loadSharp();
+  const { width: w, height: h } = over;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><defs><radialGradient id="g"><stop offset="0.84" stop-color="#fff"/><stop offset="1" stop-color="#fff" stop-opacity="0"/></radialGradient></defs><ellipse cx="${w / 2}" cy="${h / 2}" rx="${w / 2}" ry="${h / 2}" fill="url(#g)"/></svg>`;
+  const face = await sharp(over.data, { raw: { width: w, height: h, channels: 4 } })
+    .composite([{ input: Buffer.from(svg), blend: "dest-in" }])
+    .raw()
+    .toBuffer();
+  const data = await sharp(base.data, { raw: { width: base.width, height: base.height, channels: 4 } })
+    .composite([{ input: face, raw: { width: w, height: h, channels: 4 }, left, top }])
+    .raw()
+    .toBuffer();
+  return { data, width: base.width, height: base.height };
 }
 
 /** Hue rotation and saturation change. */

@@ -1,5 +1,6 @@
 // Turns artwork into pixels and pixels into files, with sharp. Raw buffers are
 // RGBA, 8 bits per channel, not premultiplied.
+import { DECODE_LIMIT } from "../../../core/pixel-limit.js";
 import { loadSharp } from "../sharp.js";
 import { artHash, artSvg, prng, type ArtSpec } from "./art.js";
 
@@ -31,8 +32,8 @@ const clamp = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : v);
 
 /** Decodes any input to raw RGBA of the given size (resized only when it differs). */
 export async function decodeRgba(bytes: Uint8Array, width: number, height: number): Promise<RawImage> {
-  let img = (await loadSharp())(bytes).ensureAlpha();
-  const meta = await (await loadSharp())(bytes).metadata();
+  let img = (await loadSharp())(bytes, DECODE_LIMIT).ensureAlpha();
+  const meta = await (await loadSharp())(bytes, DECODE_LIMIT).metadata();
   if (meta.width !== width || meta.height !== height) img = img.resize(width, height, { fit: "fill" });
   const { data, info } = await img.raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadSharp } from "../sharp.js";
 import { Code, coreError } from "../../../core/errors.js";
+import { DECODE_LIMIT } from "../../../core/pixel-limit.js";
 import { ffmpeg, MIME } from "../../../core/video/media.js";
 import type { VideoJob, VideoOutput, VideoProvider, VideoRunContext } from "../../types.js";
 import { faultDirective, faultError } from "../faults.js";
@@ -65,7 +66,8 @@ export function localVideoProvider(opts: LocalVideoOptions): VideoProvider {
     if (job.reference?.data) {
       files.reference = path.join(dir, "reference.png");
       try {
-        await (await loadSharp())(job.reference.data).png().toFile(files.reference);
+        // At the frame's size (ffmpeg's scale and crop then change nothing): ffmpeg decodes the looped image again for every frame.
+        await (await loadSharp())(job.reference.data, DECODE_LIMIT).resize(job.width, job.height, { fit: "cover" }).png().toFile(files.reference);
       } catch {
         throw coreError(Code.InvalidArgument, "The reference image could not be decoded.", { reason: "invalid_image", field: "input_reference" });
       }

@@ -6,7 +6,7 @@ import sharp from "sharp";
 import { colourName, describePrompts, imageFacts } from "../../../../src/providers/local/image-bot/describe.js";
 import { localImageBotProvider } from "../../../../src/providers/local/image-bot/engine.js";
 import { aspectOfPrompt, ratioOf } from "../../../../src/providers/local/image-bot/params.js";
-import { grid, quadrant, tileSize } from "../../../../src/providers/local/image-bot/raster.js";
+import { decode, grid, place, quadrant, tileSize, WORK_MAX_SIDE } from "../../../../src/providers/local/image-bot/raster.js";
 import { shortenPrompt } from "../../../../src/providers/local/image-bot/shorten.js";
 import type { ImageBotJob, ImageBotOperation, ImageBotOutput } from "../../../../src/providers/types.js";
 
@@ -92,6 +92,29 @@ t.test("face swap: the source's face region over the target", async (t) => {
   t.equal(at(20, 21), 255, "face centre from the source");
   t.equal(at(1, 1), 0, "corner from the target");
   t.equal(at(20, 48), 0, "below the face from the target");
+});
+
+t.test("working copies: inputs and parents are decoded at most WORK_MAX_SIDE a side, so per-pixel work stays bounded", async (t) => {
+  t.equal(WORK_MAX_SIDE, 4096);
+  const wide = await solid(5000, 100, "#808080");
+  const d = await decode(wide.data);
+  t.same([d.width, d.height], [4096, 82], "shrunk to fit, aspect kept");
+  t.same([(await decode((await solid(30, 20, "#808080")).data)).width], [30], "a small image keeps its size");
+  const swapped = await run(job({ kind: "swap_face" }, { inputs: [await solid(30, 30, "#ffffff"), wide] }));
+  t.match(swapped.image, { width: 4096, height: 82, grid: false }, "a face swap works on the target's working copy");
+  const up = await run(job({ kind: "upscale_2x", mode: "subtle" }, { parent: { prompt: "p", image: { data: (await solid(3000, 40, "#808080")).data, mimeType: "image/png" } } }));
+  t.match(up.image, { width: 4096, height: 55 }, "an upscale stays within WORK_MAX_SIDE");
+});
+
+t.test("place copies the overlapping rows, clipped on every side", async (t) => {
+  const canvas = { data: Buffer.alloc(4 * 3 * 4), width: 4, height: 3 };
+  const inner = { data: Buffer.alloc(3 * 2 * 4, 9), width: 3, height: 2 };
+  const at = (img: { data: Buffer; width: number }, x: number, y: number) => img.data[(y * img.width + x) * 4]!;
+  const right = place(canvas, inner, 2, 2);
+  t.same([at(right, 1, 2), at(right, 2, 2), at(right, 3, 2), at(right, 3, 1)], [0, 9, 9, 0]);
+  const left = place(canvas, inner, -2, -1);
+  t.same([at(left, 0, 0), at(left, 1, 0), at(left, 0, 1)], [9, 0, 0]);
+  t.same([...place(canvas, inner, 5, 0).data], [...canvas.data], "nothing overlaps");
 });
 
 t.test("describe: prompts from the real colour, brightness and aspect", async (t) => {
