@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { FileService, type File } from "../../../gen/omnigate/file/v1/file_pb.js";
 import { isoTime } from "../shared/time.js";
+import { BodyOverCap, capBody, declaresMore, MULTIPART_OVERHEAD } from "../shared/upload-cap.js";
 import { invalidRequest, toWireError, type WireError } from "./errors.js";
 
 export interface FileMetadata {
@@ -70,11 +71,16 @@ export interface FilesRouteOptions {
 type Upload = { data: Buffer; filename: string; mimeType: string; expiresInSeconds: bigint };
 
 async function readUpload(req: FastifyRequest, maxBytes: number): Promise<Upload | WireError> {
+  const tooLarge: WireError = { status: 413, type: "request_too_large", message: `The file is larger than the ${maxBytes} bytes a file may have.` };
+  // The file, its few short fields and the form's framing: a body declared larger is refused unread, one that grows larger stops being read.
+  const maxBody = maxBytes + MULTIPART_OVERHEAD;
+  if (declaresMore(req, maxBody)) return tooLarge;
+  const cap = capBody(req, maxBody);
   let file: { data: Buffer; filename: string; mimeType: string } | undefined;
   let expires = 0n;
   let failure: WireError | undefined;
   try {
-    for await (const part of req.parts({ limits: { fileSize: maxBytes, files: 1, fields: 8, fieldSize: 1024, parts: 10 } })) {
+    for await (const part of cap.each(req.parts({ limits: { fileSize: maxBytes, files: 1, fields: 8, fieldSize: 1024, parts: 10 } }))) {
       if (part.type === "field") {
         if (part.fieldname === "expires_in_seconds") {
           const v = String(part.value).trim();
@@ -84,23 +90,26 @@ async function readUpload(req: FastifyRequest, maxBytes: number): Promise<Upload
         continue;
       }
       const chunks: Buffer[] = [];
-      for await (const c of part.file) chunks.push(c as Buffer);
+      for await (const c of cap.each(part.file)) chunks.push(c as Buffer);
       if (part.fieldname !== "file") {
         failure ??= invalidRequest(`${part.fieldname}: Extra inputs are not permitted`);
         continue;
       }
       if (part.file.truncated) {
-        failure ??= { status: 413, type: "request_too_large", message: `The file is larger than the ${maxBytes} bytes a file may have.` };
+        failure ??= tooLarge;
         continue;
       }
       file = { data: Buffer.concat(chunks), filename: part.filename ?? "", mimeType: part.mimetype ?? "" };
     }
   } catch (err) {
+    if (err instanceof BodyOverCap) return tooLarge;
     if (failure) return failure;
     const code = (err as { code?: string } | undefined)?.code;
     if (code === "FST_FILES_LIMIT") return invalidRequest("file: only one file may be uploaded");
     if (code === "FST_PARTS_LIMIT" || code === "FST_FIELDS_LIMIT") return invalidRequest("too many form fields");
     return invalidRequest("The multipart/form-data body could not be parsed.");
+  } finally {
+    cap.release();
   }
   if (failure) return failure;
   if (!file) return invalidRequest("file: Field required");

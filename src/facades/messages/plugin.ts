@@ -14,6 +14,7 @@ import { randomHex } from "../../core/ids.js";
 import type { FacadeOptions } from "../../server/facades.js";
 import { unknownUrlReply } from "../../server/bad-url.js";
 import { coreCallOptions, streamCall, unaryCall } from "../shared/call.js";
+import { closeIfUnread } from "../shared/upload-cap.js";
 import { errorBody, invalidRequest, toWireError, type WireError } from "./errors.js";
 import { describeIssues, issueText, pydanticMessages } from "./issues.js";
 import { isChatModel, pageModels, toModelInfo, UnknownCursorError } from "./models.js";
@@ -43,6 +44,7 @@ export function betasOf(headers: FastifyRequest["headers"]): string[] {
 function sendError(req: FastifyRequest, reply: FastifyReply, e: WireError, cause?: unknown): FastifyReply {
   if (e.status >= 500 && cause !== undefined) req.log.error({ err: cause }, "messages facade error");
   if (e.retryAfter !== undefined) reply.header("retry-after", String(e.retryAfter));
+  closeIfUnread(req, reply);
   return reply.code(e.status).type("application/json").send(errorBody(e, req.id));
 }
 

@@ -2,9 +2,11 @@
 // Files are counted as they stream in: a file over its cap stops being kept
 // (the rest is drained, not held) and the request is refused in the OpenAI
 // shape. Parts may come in any order; the cap for image files follows the
-// model when its field arrived first, else the largest any model accepts.
+// model when its field arrived first, else the largest any model accepts. A
+// body larger than all files and a prompt may be is not read (upload-cap.ts).
 import type { FastifyRequest } from "fastify";
 import { megabytes } from "../../core/image/errors.js";
+import { BodyOverCap, capBody, declaresMore, MULTIPART_OVERHEAD } from "../shared/upload-cap.js";
 import { facadeError, FacadeError } from "./errors.js";
 import type { UploadedFile } from "./translate.js";
 import { IMAGE_FIELD } from "./wire.js";
@@ -50,6 +52,10 @@ function fromParserError(err: unknown): FacadeError {
 
 export async function readForm(req: FastifyRequest, limits: FormLimits): Promise<Form> {
   if (!req.isMultipart()) throw facadeError(400, `Invalid Content-Type header (${req.headers["content-type"] ?? "none"}), expected multipart/form-data.`, null, "invalid_content_type");
+  const maxBody = limits.maxTotalBytes + limits.maxFieldBytes + MULTIPART_OVERHEAD;
+  const bodyTooLarge = () => facadeError(413, `The request body is larger than the ${megabytes(maxBody)} this endpoint accepts.`, null, "request_too_large");
+  if (declaresMore(req, maxBody)) throw bodyTooLarge();
+  const bodyCap = capBody(req, maxBody);
   const fields: Record<string, string> = {};
   const files: UploadedFile[] = [];
   let total = 0;
@@ -58,7 +64,7 @@ export async function readForm(req: FastifyRequest, limits: FormLimits): Promise
     const parts = req.parts({
       limits: { fileSize: Math.max(limits.maxImageBytes, limits.maxMaskBytes), files: limits.maxFiles, fields: 64, fieldSize: limits.maxFieldBytes, parts: limits.maxFiles + 64 },
     });
-    for await (const part of parts) {
+    for await (const part of bodyCap.each(parts)) {
       if (part.type === "field") {
         if (part.valueTruncated) failure ??= facadeError(400, `Invalid '${part.fieldname}': string too long.`, part.fieldname, "string_above_max_length");
         if (!(part.fieldname in fields)) fields[part.fieldname] = String(part.value);
@@ -70,7 +76,7 @@ export async function readForm(req: FastifyRequest, limits: FormLimits): Promise
       const chunks: Buffer[] = [];
       let size = 0;
       let over = false;
-      for await (const chunk of part.file) {
+      for await (const chunk of bodyCap.each(part.file)) {
         size += chunk.length;
         if (over) continue;
         if (size >= cap || total + size > limits.maxTotalBytes) {
@@ -88,7 +94,10 @@ export async function readForm(req: FastifyRequest, limits: FormLimits): Promise
       files.push({ field: part.fieldname, filename: part.filename || param, mimeType: part.mimetype, data: Buffer.concat(chunks) });
     }
   } catch (err) {
+    if (err instanceof BodyOverCap) throw bodyTooLarge();
     throw failure ?? fromParserError(err);
+  } finally {
+    bodyCap.release();
   }
   if (failure) throw failure;
   return { fields, files };

@@ -13,6 +13,7 @@ import { URL_BASE_HEADER } from "../../core/image/image-service.js";
 import { MAX_INPUT_BYTES, MAX_INPUT_IMAGES, MAX_MASK_BYTES, modelResolver } from "../../core/image/profiles.js";
 import type { FacadeOptions } from "../../server/facades.js";
 import { coreCallOptions } from "../shared/call.js";
+import { closeIfUnread } from "../shared/upload-cap.js";
 import { facadeError, FacadeError, fromConnectError, wireError, type WireError } from "./errors.js";
 import { readForm, typedFields } from "./multipart.js";
 import { fromCoreBatch, toCoreEdit, toCoreGenerate, toCoreVariation } from "./translate.js";
@@ -22,6 +23,7 @@ import * as wire from "./wire.js";
 const FORMAT = "images";
 
 function send(req: FastifyRequest, reply: FastifyReply, e: WireError): FastifyReply {
+  closeIfUnread(req, reply);
   return reply.code(e.status).headers(e.headers).type("application/json").send(e.body);
 }
 

@@ -1,8 +1,10 @@
 // Reads a multipart create of /v1/videos (openai@6.49 always sends one): text
 // fields, and at most one file, `input_reference`. Nested text fields
 // (`input_reference[image_url]`) become objects. A file over the cap is drained,
-// not held, and refused in the OpenAI shape.
+// not held, and refused in the OpenAI shape; a body larger than the file and a
+// prompt may be is not read (upload-cap.ts).
 import type { FastifyRequest } from "fastify";
+import { BodyOverCap, capBody, declaresMore, MULTIPART_OVERHEAD } from "../shared/upload-cap.js";
 import { facadeError, FacadeError } from "./errors.js";
 import type { UploadedFile } from "./translate.js";
 
@@ -12,6 +14,8 @@ export interface VideoForm {
 }
 
 const NESTED = /^([A-Za-z_]\w*)\[([A-Za-z_]\w*)\]$/;
+/** The longest text field (a prompt). */
+const FIELD_BYTES = 64 * 1024;
 
 function fromParserError(err: unknown): FacadeError {
   if (err instanceof FacadeError) return err;
@@ -22,11 +26,15 @@ function fromParserError(err: unknown): FacadeError {
 }
 
 export async function readVideoForm(req: FastifyRequest, maxFileBytes: number): Promise<VideoForm> {
+  const maxBody = maxFileBytes + FIELD_BYTES + MULTIPART_OVERHEAD;
+  const bodyTooLarge = () => facadeError(413, `The request body is larger than the ${maxBody} bytes this endpoint accepts.`, null, "request_too_large");
+  if (declaresMore(req, maxBody)) throw bodyTooLarge();
+  const cap = capBody(req, maxBody);
   const fields: Record<string, unknown> = {};
   let file: UploadedFile | undefined;
   let failure: FacadeError | undefined;
   try {
-    for await (const part of req.parts({ limits: { fileSize: maxFileBytes, files: 1, fields: 32, fieldSize: 64 * 1024, parts: 40 } })) {
+    for await (const part of cap.each(req.parts({ limits: { fileSize: maxFileBytes, files: 1, fields: 32, fieldSize: FIELD_BYTES, parts: 40 } }))) {
       if (part.type === "field") {
         if (part.valueTruncated) failure ??= facadeError(400, `Invalid '${part.fieldname}': string too long.`, part.fieldname, "string_above_max_length");
         const value = String(part.value);
@@ -38,7 +46,7 @@ export async function readVideoForm(req: FastifyRequest, maxFileBytes: number): 
         continue;
       }
       const chunks: Buffer[] = [];
-      for await (const c of part.file) chunks.push(c as Buffer);
+      for await (const c of cap.each(part.file)) chunks.push(c as Buffer);
       if (part.fieldname !== "input_reference") {
         failure ??= facadeError(400, `Unknown file parameter: '${part.fieldname}'.`, part.fieldname, "unknown_parameter");
         continue;
@@ -50,7 +58,10 @@ export async function readVideoForm(req: FastifyRequest, maxFileBytes: number): 
       file = { filename: part.filename || "input_reference", mimeType: part.mimetype, data: Buffer.concat(chunks) };
     }
   } catch (err) {
+    if (err instanceof BodyOverCap) throw bodyTooLarge();
     throw failure ?? fromParserError(err);
+  } finally {
+    cap.release();
   }
   if (failure) throw failure;
   return { fields, file };

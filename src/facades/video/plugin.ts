@@ -11,6 +11,7 @@ import { URL_BASE_HEADER } from "../../core/image/image-service.js";
 import { MAX_REFERENCE_BYTES } from "../../core/video/reference.js";
 import type { FacadeOptions } from "../../server/facades.js";
 import { coreCallOptions } from "../shared/call.js";
+import { closeIfUnread } from "../shared/upload-cap.js";
 import { errorBody, facadeError, toErrorFields, type Wire } from "./errors.js";
 import { readVideoForm } from "./multipart.js";
 import {
@@ -46,6 +47,7 @@ function parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | 
 function guard(scope: FastifyInstance, which: Wire, params: Record<string, string>): void {
   const send = (reply: FastifyReply, err: unknown) => {
     const e = toErrorFields(err, params);
+    closeIfUnread(reply.request, reply);
     return reply.code(e.status).headers(e.headers).type("application/json").send(errorBody(which, e));
   };
   scope.addHook("onRequest", async (req, reply) => {
