@@ -22,6 +22,7 @@ const port = z.coerce
 const boolish = z.union([z.boolean(), z.enum(["1", "0", "true", "false", "yes", "no", ""])]).transform((v) => v === true || v === "1" || v === "true" || v === "yes");
 
 const positiveInt = z.coerce.number().int("expected a whole number").min(0, "expected a number >= 0");
+const atLeastOne = z.coerce.number().int("expected a whole number").min(1, "expected at least 1");
 
 /** The built-in local engine. */
 const localSchema = z
@@ -46,6 +47,29 @@ const localSchema = z
   })
   .strict()
   .default({ blocklist: ["forbidden-topic"], chunkDelayMs: 0, signingSecret: "", faultInjection: true });
+
+/** The process's open-file limit (the soft RLIMIT_NOFILE) where /proc tells it (Linux); undefined elsewhere or when unlimited. */
+export function openFileLimit(read: () => string = () => readFileSync("/proc/self/limits", "utf8")): number | undefined {
+  try {
+    const m = /^Max open files\s+(\d+)\s/m.exec(read());
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * maxConnections when unset: half the open-file limit (the rest is for the h2c listener, upstream pools,
+ * storage and files), at most 10,000 (idle connections cost memory too); 10,000 where the limit is unknown.
+ */
+export function defaultMaxConnections(fds = openFileLimit()): number {
+  return fds === undefined ? 10_000 : Math.max(1, Math.min(10_000, Math.floor(fds / 2)));
+}
+
+/** grpcMaxSessions when unset: a twentieth of the open-file limit (a session multiplexes calls), at most 1,000; 1,000 where unknown. */
+export function defaultGrpcMaxSessions(fds = openFileLimit()): number {
+  return fds === undefined ? 1_000 : Math.max(1, Math.min(1_000, Math.floor(fds / 20)));
+}
 
 /** The local engine's task duration when OMNIGATE_LOCAL_TASK_MS is unset. */
 export const DEFAULT_LOCAL_TASK_MS = 3000;
@@ -328,6 +352,12 @@ export const fileSchema = z
     logLevel: z.enum(LOG_LEVELS).optional(),
     shutdownGraceMs: positiveInt.optional(),
     bodyLimitBytes: positiveInt.optional(),
+    maxConnections: atLeastOne.optional(),
+    headersTimeoutMs: positiveInt.optional(),
+    requestTimeoutMs: positiveInt.optional(),
+    keepAliveTimeoutMs: atLeastOne.optional(),
+    grpcMaxSessions: atLeastOne.optional(),
+    grpcIdleTimeoutMs: positiveInt.optional(),
     fileMaxBytes: positiveInt.optional(),
     fileQuotaBytes: positiveInt.optional(),
     corsOrigins: corsOrigins.optional(),
@@ -362,6 +392,29 @@ export const configSchema = z.object({
   logLevel: z.enum(LOG_LEVELS).default("info"),
   shutdownGraceMs: positiveInt.default(10_000),
   bodyLimitBytes: positiveInt.default(32 * 1024 * 1024),
+  /**
+   * Most connections the HTTP/1.1 listener holds open. The last reserveConnections(n) of them (src/server/connection-limit.ts) answer only
+   * /healthz and /readyz (anything else: 503, and closed), so health checks get through a flood of idle
+   * connections; past the cap a new connection evicts the oldest reserve connection that has not sent a
+   * request, or is closed at once. Unset: defaultMaxConnections() (half the open-file limit, at most 10,000).
+   */
+  maxConnections: atLeastOne.default(() => defaultMaxConnections()),
+  /** Time a client has to send a request's headers, from its connection or its previous request (0: none). */
+  headersTimeoutMs: positiveInt.default(30_000),
+  /**
+   * Time a client has to send a whole request, headers and body (0: none): 5 minutes lets a 32 MB body through
+   * a 1 Mbit/s link. It ends when the request is read, so it never cuts an answer, however long it streams.
+   */
+  requestTimeoutMs: positiveInt.default(300_000),
+  /** How long an idle keep-alive connection stays open between two requests. */
+  keepAliveTimeoutMs: atLeastOne.default(72_000),
+  /** Most sessions (TCP connections) the h2c listener holds open; more are refused. Unset: defaultGrpcMaxSessions(). */
+  grpcMaxSessions: atLeastOne.default(() => defaultGrpcMaxSessions()),
+  /**
+   * An h2c session with no frame either way for this long is sent GOAWAY (its open streams may finish); still
+   * silent as long again, it is closed (0: never). gRPC clients' keepalive pings count as frames.
+   */
+  grpcIdleTimeoutMs: positiveInt.default(72_000),
   /** Largest file /v1/files takes (a file a message names is sent upstream inline). */
   fileMaxBytes: positiveInt.default(DEFAULT_FILE_MAX_BYTES),
   /** Bytes of unexpired files one key may hold (/v1/files and Gemini's files together). */
@@ -425,6 +478,12 @@ const ENV: Record<string, { key: keyof z.input<typeof configSchema>; parse?: (v:
   OMNIGATE_LOG_LEVEL: { key: "logLevel" },
   OMNIGATE_SHUTDOWN_GRACE_MS: { key: "shutdownGraceMs" },
   OMNIGATE_BODY_LIMIT: { key: "bodyLimitBytes" },
+  OMNIGATE_MAX_CONNECTIONS: { key: "maxConnections" },
+  OMNIGATE_HEADERS_TIMEOUT_MS: { key: "headersTimeoutMs" },
+  OMNIGATE_REQUEST_TIMEOUT_MS: { key: "requestTimeoutMs" },
+  OMNIGATE_KEEP_ALIVE_TIMEOUT_MS: { key: "keepAliveTimeoutMs" },
+  OMNIGATE_GRPC_MAX_SESSIONS: { key: "grpcMaxSessions" },
+  OMNIGATE_GRPC_IDLE_TIMEOUT_MS: { key: "grpcIdleTimeoutMs" },
   OMNIGATE_FILE_MAX_BYTES: { key: "fileMaxBytes" },
   OMNIGATE_FILE_QUOTA_BYTES: { key: "fileQuotaBytes" },
   /** Comma-separated; "none" for no cross-origin access. */

@@ -1,7 +1,7 @@
 import t from "tap";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { loadConfig, publicBaseUrl } from "../src/config.js";
+import { defaultGrpcMaxSessions, defaultMaxConnections, loadConfig, openFileLimit, publicBaseUrl } from "../src/config.js";
 import { tempDir } from "./helpers/app.js";
 
 t.test("defaults", async (t) => {
@@ -79,4 +79,31 @@ t.test("task leases: instance id, lease and claim poll from env and file, with b
   t.throws(() => loadConfig({ OMNIGATE_TASK_LEASE_MS: "100" }), { name: "ConfigError", message: /OMNIGATE_TASK_LEASE_MS .*at least 300/ });
   t.throws(() => loadConfig({ OMNIGATE_TASK_POLL_MS: "0" }), { name: "ConfigError", message: /OMNIGATE_TASK_POLL_MS .*at least 10/ });
   t.throws(() => loadConfig({ OMNIGATE_INSTANCE_ID: "a b" }), { name: "ConfigError", message: /OMNIGATE_INSTANCE_ID/ });
+});
+
+t.test("connection caps and timeouts: defaults, environment, file", async (t) => {
+  const d = loadConfig({});
+  t.same([d.headersTimeoutMs, d.requestTimeoutMs, d.keepAliveTimeoutMs, d.grpcIdleTimeoutMs], [30_000, 300_000, 72_000, 72_000]);
+  t.same([d.maxConnections, d.grpcMaxSessions], [defaultMaxConnections(), defaultGrpcMaxSessions()], "the caps follow the open-file limit");
+  const e = loadConfig({
+    OMNIGATE_MAX_CONNECTIONS: "500",
+    OMNIGATE_HEADERS_TIMEOUT_MS: "1000",
+    OMNIGATE_REQUEST_TIMEOUT_MS: "0",
+    OMNIGATE_KEEP_ALIVE_TIMEOUT_MS: "5000",
+    OMNIGATE_GRPC_MAX_SESSIONS: "50",
+    OMNIGATE_GRPC_IDLE_TIMEOUT_MS: "0",
+  });
+  t.same([e.maxConnections, e.headersTimeoutMs, e.requestTimeoutMs, e.keepAliveTimeoutMs, e.grpcMaxSessions, e.grpcIdleTimeoutMs], [500, 1000, 0, 5000, 50, 0]);
+  const f = path.join(tempDir(), "c.json");
+  writeFileSync(f, JSON.stringify({ maxConnections: 64, grpcMaxSessions: 8, requestTimeoutMs: 60_000 }));
+  t.match(loadConfig({ OMNIGATE_CONFIG: f }), { maxConnections: 64, grpcMaxSessions: 8, requestTimeoutMs: 60_000 });
+  t.throws(() => loadConfig({ OMNIGATE_MAX_CONNECTIONS: "0" }), /OMNIGATE_MAX_CONNECTIONS \("0"\): expected at least 1/);
+  t.throws(() => loadConfig({ OMNIGATE_KEEP_ALIVE_TIMEOUT_MS: "0" }), /OMNIGATE_KEEP_ALIVE_TIMEOUT_MS/, "fastify takes 0 as its own default");
+
+  const limits = (soft: string) => `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            ${soft}                20000                files     \n`;
+  t.equal(openFileLimit(() => limits("20000")), 20_000);
+  t.equal(openFileLimit(() => limits("unlimited")), undefined);
+  t.equal(openFileLimit(() => { throw new Error("ENOENT"); }), undefined, "no /proc (macOS)");
+  t.same([20_000, 1024, 1_048_576, 1, undefined].map((n) => defaultMaxConnections(n)), [10_000, 512, 10_000, 1, 10_000]);
+  t.same([20_000, 1024, 1_048_576, 1, undefined].map((n) => defaultGrpcMaxSessions(n)), [1_000, 51, 1_000, 1, 1_000]);
 });

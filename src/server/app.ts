@@ -16,10 +16,12 @@ import { serializeError } from "./log-serializers.js";
 import { filesRoute } from "./files-route.js";
 import { upstreamNotifyRoute } from "./upstream-notify-route.js";
 import { wireConstraint, wireOf } from "./wire-constraint.js";
-import { badUrlMessage, badUrlReply, under, unknownUrlReply } from "./bad-url.js";
+import { badUrlMessage, badUrlReply, overloadedReply, under, unknownUrlReply } from "./bad-url.js";
 import { limitJsonDepth } from "./json-depth.js";
 import { decodeRequestBody } from "./request-encoding.js";
 import { corsHook } from "./cors.js";
+import { limitConnections, serverTimeouts } from "./connection-limit.js";
+import { trpcErrorHandler } from "../trpc/http-errors.js";
 import { keyCheck, rpcLimits, unauthenticatedAnswer } from "./rpc-edge.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
@@ -35,8 +37,12 @@ export function redactUrl(url: string): string {
   return url.replace(/([?&](?:key|api_key|token)=)[^&]*/gi, "$1[redacted]");
 }
 
+/** Paths a reserve connection may ask (connection-limit.ts). */
+const isHealthCheck = (url: string) => under(url, "/healthz") || under(url, "/readyz");
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  const timeouts = serverTimeouts(config);
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -49,6 +55,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     childLoggerFactory: lazyChildLogger,
     logController: new LogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: config.bodyLimitBytes,
+    // Slow or silent clients are cut (connection-limit.ts): fastify sets the last two on the server itself.
+    http: timeouts,
+    keepAliveTimeout: timeouts.keepAliveTimeout,
+    requestTimeout: timeouts.requestTimeout,
     return503OnClosing: true,
     // tRPC batches put every procedure name of a batch into one path parameter ("a.b,c.d,..."): 100 characters is too few.
     routerOptions: { constraints: { wire: wireConstraint }, maxParamLength: 5000 },
@@ -70,10 +80,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.server.on("connection", (socket: Socket) => writes.attach(socket));
   }
 
+  const connections = limitConnections(app.server, config.maxConnections);
+
   // Per-request hooks in callback style: an async hook costs a promise and a
   // microtask on every request.
   app.addHook("onRequest", (req, reply, done) => {
     reply.header("request-id", req.id);
+    if (connections.reserved(req.raw.socket)) {
+      // A connection past the ordinary cap: a health check is answered, anything else gets the format's 503; both close it.
+      reply.header("connection", "close");
+      if (isHealthCheck(req.url)) return done();
+      const r = overloadedReply(req.url, wireOf(req.raw), req.id);
+      reply.code(r.status).header("retry-after", "1").type("application/json").send(r.body);
+      return;
+    }
     done();
   });
   app.addHook("onResponse", (req, reply, done) => {
@@ -146,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Under /v1 it is the wire formats' ground, so a browser's preflight for a shared path such as GET /v1/models
   // (whose routes have no scope of their own to hold a not-found handler) is answered as in the facades' scope.
   const cors = config.corsOrigins.length ? corsHook(config.corsOrigins) : undefined;
-  app.setNotFoundHandler((req, reply) => {
+  const notFound = (req: FastifyRequest, reply: FastifyReply) => {
     const send = () => {
       const r = unknownUrlReply(req.url, wireOf(req.raw), req.id, req.method);
       reply.code(r.status).type("application/json").send(r.body);
@@ -154,17 +174,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (cors && under(req.url, "/v1")) cors(req, reply, send);
     else send();
     return reply;
-  });
+  };
+  app.setNotFoundHandler(notFound);
+  // A path nobody serves is answered the same whatever its body: fastify parses a body (an OPTIONS with a JSON
+  // content type and none) before the not-found handler, and its refusal must not replace the 404 or the preflight.
+  // Every other error goes on to fastify's own handler, as before.
+  app.setErrorHandler((err, req, reply) => (req.is404 ? notFound(req, reply) : reply.send(err)));
 
-  await app.register(fastifyTRPCPlugin, {
-    prefix: "/trpc",
-    trpcOptions: {
-      router: appRouter,
-      createContext: trpcContext,
-      onError: ({ error, path }) => {
-        if (error.code === "INTERNAL_SERVER_ERROR") app.log.error({ err: error.cause ?? error, path }, "trpc error");
-      },
-    } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],
+  const trpcOptions = {
+    router: appRouter,
+    createContext: trpcContext,
+    onError: ({ error, path }) => {
+      if (error.code === "INTERNAL_SERVER_ERROR") app.log.error({ err: error.cause ?? error, path }, "trpc error");
+    },
+  } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"];
+  await app.register(async (scope) => {
+    // What fastify refuses before tRPC runs (a body over bodyLimit) in tRPC's own error shape (trpc/http-errors.ts).
+    scope.setErrorHandler(trpcErrorHandler(trpcOptions));
+    await scope.register(fastifyTRPCPlugin, { prefix: "/trpc", trpcOptions });
   });
 
   await app.register(filesRoute, { deps });

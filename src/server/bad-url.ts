@@ -6,9 +6,11 @@
 // format, as the facades' own prefixes do, and a shared path such as
 // /v1/models goes by the caller's headers (wire-constraint.ts). Pure: the
 // caller sends what it returns. The same table answers a path nobody owns
-// (unknownUrlReply) with the 404 of the format whose client sent it.
+// (unknownUrlReply) with the 404 of the format whose client sent it, and a
+// request past the connection cap (overloadedReply) with its 503.
+import { Code, ConnectError } from "@connectrpc/connect";
 import { errorBody as anthropicBody } from "../facades/messages/errors.js";
-import { badRequest as googleBadRequest, notFoundError as googleNotFound } from "../facades/generate-content/errors.js";
+import { badRequest as googleBadRequest, fromConnectError as googleError, notFoundError as googleNotFound } from "../facades/generate-content/errors.js";
 import { wireError as imagesError } from "../facades/openai-images/errors.js";
 import { errorBody as videoBody } from "../facades/video/errors.js";
 import { CODE, wireError as imageBotError } from "../facades/image-bot/errors.js";
@@ -44,26 +46,35 @@ export function unknownUrlReply(url: string, wire: Wire, requestId: string, meth
   return ownerErrorReply(url, wire, requestId, 404, `Invalid URL (${method} ${url.split("?")[0]!.slice(0, 200)})`);
 }
 
-/** A 400 or 404 in the error shape of the format that owns `url`. */
-function ownerErrorReply(url: string, wire: Wire, requestId: string, status: 400 | 404, message: string): BadUrlReply {
-  const anthropic = (): BadUrlReply => ({ status, body: anthropicBody({ type: status === 404 ? "not_found_error" : "invalid_request_error", message }, requestId) });
+/**
+ * The 503 for a request on a connection past the ordinary connection cap (connection-limit.ts), in the shape
+ * of the format that owns `url`: Anthropic's is its 529 overloaded_error, as the Messages edge maps Unavailable.
+ */
+export function overloadedReply(url: string, wire: Wire, requestId: string): BadUrlReply {
+  return ownerErrorReply(url, wire, requestId, 503, "The server has too many open connections; retry shortly.");
+}
+
+/** A 400, 404 or 503 in the error shape of the format that owns `url`. */
+function ownerErrorReply(url: string, wire: Wire, requestId: string, status: 400 | 404 | 503, message: string): BadUrlReply {
+  const anthropic = (): BadUrlReply =>
+    status === 503
+      ? { status: 529, body: anthropicBody({ type: "overloaded_error", message }, requestId) }
+      : { status, body: anthropicBody({ type: status === 404 ? "not_found_error" : "invalid_request_error", message }, requestId) };
   const google = (): BadUrlReply => {
-    const w = status === 404 ? googleNotFound(message) : googleBadRequest(message, [{ field: "", description: message }]);
+    const w = status === 404 ? googleNotFound(message) : status === 503 ? googleError(new ConnectError(message, Code.Unavailable)) : googleBadRequest(message, [{ field: "", description: message }]);
     return { status: w.httpStatus, body: w.body };
   };
-  const code = status === 404 ? "unknown_url" : "invalid_url";
-  const openai = (): BadUrlReply => ({ status, body: imagesError(status, message, null, code).body });
-  const video = (which: "openai" | "generations"): BadUrlReply => ({
-    status,
-    body: videoBody(which, { status, message, param: null, code, type: status === 404 ? "not_found_error" : "invalid_request_error", headers: {} }),
-  });
+  const code = status === 404 ? "unknown_url" : status === 503 ? "overloaded" : "invalid_url";
+  const openai = (): BadUrlReply => ({ status, body: imagesError(status, message, null, code, status === 503 ? "server_error" : "invalid_request_error").body });
+  const videoType = status === 404 ? "not_found_error" : status === 503 ? "server_error" : "invalid_request_error";
+  const video = (which: "openai" | "generations"): BadUrlReply => ({ status, body: videoBody(which, { status, message, param: null, code, type: videoType, headers: {} }) });
   if (under(url, "/v1/messages")) return anthropic();
   if (under(url, "/v1beta")) return google();
   if (under(url, "/v1/images")) return openai();
   if (under(url, "/v1/videos")) return video("openai");
   if (under(url, "/v1/video/generations")) return video("generations");
-  if (under(url, "/ib") || under(url, "/mj")) return { status, body: imageBotError(status, CODE.PARAMETER_ERROR, message).body };
+  if (under(url, "/ib") || under(url, "/mj")) return { status, body: imageBotError(status, status === 503 ? CODE.SYSTEM_ERROR : CODE.PARAMETER_ERROR, message).body };
   // /v1/models and the rest of /v1 are shared: the caller's headers say whose client it is.
   if (under(url, "/v1")) return wire === "anthropic" ? anthropic() : wire === "gemini" ? google() : openai();
-  return { status, body: { error: status === 404 ? "Not Found" : "Bad Request", message, statusCode: status } };
+  return { status, body: { error: status === 404 ? "Not Found" : status === 503 ? "Service Unavailable" : "Bad Request", message, statusCode: status } };
 }

@@ -32,6 +32,24 @@ function keyed(check: ReturnType<typeof keyCheck>, handler: (req: http2.Http2Ser
   };
 }
 
+/**
+ * Bounds the listener's sessions (config grpcMaxSessions, grpcIdleTimeoutMs; 0: no bound): idle or byte-less
+ * sessions must not hold file descriptors for ever. Past `maxSessions`, Node closes a connection as soon as
+ * it is accepted (h2c has no health path to keep room for). A session with no frame either way for
+ * `idleTimeoutMs` gets GOAWAY, which closes it at once when no stream is open and lets open streams finish;
+ * still silent as long again, it is destroyed. An answer that streams is never idle, so it is never cut.
+ */
+export function limitSessions(server: http2.Http2Server, maxSessions: number, idleTimeoutMs: number): void {
+  if (maxSessions > 0) server.maxConnections = maxSessions;
+  if (idleTimeoutMs <= 0) return;
+  // Node arms each new session's inactivity timer with this and, with a listener here, leaves the session to it.
+  server.setTimeout(idleTimeoutMs);
+  server.on("timeout", (session: http2.ServerHttp2Session) => {
+    session.close();
+    session.setTimeout(idleTimeoutMs, () => session.destroy());
+  });
+}
+
 export async function startGrpcListener(deps: Pick<AppDeps, "core" | "auth" | "config">, host: string, port: number): Promise<GrpcListener> {
   const { core, config } = deps;
   const sessions = new Set<http2.ServerHttp2Session>();
@@ -41,6 +59,7 @@ export async function startGrpcListener(deps: Pick<AppDeps, "core" | "auth" | "c
     sessions.add(s);
     s.once("close", () => sessions.delete(s));
   });
+  limitSessions(server, config.grpcMaxSessions, config.grpcIdleTimeoutMs);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

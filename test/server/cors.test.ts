@@ -83,3 +83,24 @@ t.test("configuration", async (t) => {
   t.throws(() => loadConfig({ OMNIGATE_CORS_ORIGINS: "https://a.example/x" }), /OMNIGATE_CORS_ORIGINS|corsOrigins/);
   for (const bad of ["https://a.example/path", "a.example", "ftp://a.example", ""]) t.notOk(configSchema.safeParse({ corsOrigins: [bad] }).success, `refused: ${JSON.stringify(bad)}`);
 });
+
+t.test("a path nobody serves gets the same answer whatever its body or content type", async (t) => {
+  const s = await startServer();
+  t.teardown(() => s.close());
+  const answer = async (path: string, init: RequestInit) => {
+    const res = await fetch(s.baseUrl + path, init);
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null, allowOrigin: res.headers.get("access-control-allow-origin") };
+  };
+  const json = { "content-type": "application/json" };
+  for (const path of ["/v1/chat/completions", "/v1/models", "/nowhere"]) {
+    const plain = await answer(path, { method: "OPTIONS" });
+    t.equal(plain.status, 404, `OPTIONS ${path}`);
+    t.same(await answer(path, { method: "OPTIONS", headers: json }), plain, `OPTIONS ${path} with a JSON content type and no body: the same 404`);
+  }
+  const pre = { origin: ORIGIN, "access-control-request-method": "POST" };
+  t.same(await answer("/v1/chat/completions", { method: "OPTIONS", headers: { ...pre, ...json } }), { status: 204, body: null, allowOrigin: "*" }, "a preflight with a content type is a preflight");
+  t.same(await answer("/v1/chat/completions", { method: "POST", headers: { ...json, authorization: `Bearer ${ADMIN_KEY}` }, body: "" }), await answer("/v1/chat/completions", { method: "POST", headers: { ...json, authorization: `Bearer ${ADMIN_KEY}` }, body: "{}" }), "an empty body: the same 404 as a valid one");
+  const other = await answer("/healthz", { method: "POST", headers: json, body: "{" });
+  t.equal(other.status, 404, "a route without that method is a path nobody serves too");
+});
