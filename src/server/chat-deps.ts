@@ -59,13 +59,15 @@ export function chatChannelConfigs(config: Config): Config["channels"] {
 
 export function createChatDeps(config: Config, local: ChatProvider, localEntries: ModelEntry[], opts: { now?: () => number; log?: UpstreamLogger; states?: ChannelStates; onSocket?: (socket: Socket) => void } = {}): ChatDeps {
   const configs = chatChannelConfigs(config);
+  // `local.chatModels` unset: every name while no chat channel is configured, none once one is, so the local
+  // engine never answers a real model's name in an upstream's stead.
+  const localGlobs = config.local.chatModels ?? (configs.length === 0 ? ["*"] : []);
   if (configs.length === 0) {
-    return { routing: localOnlyRouting(local, config.local.chatModels ?? ["*"]), catalogEntries: localEntries, close: async () => undefined };
+    return { routing: localOnlyRouting(local, localGlobs), catalogEntries: localEntries, close: async () => undefined };
   }
   const pools = upstreamPools(opts.onSocket ? { onSocket: opts.onSocket } : {});
   const log = opts.log ?? jsonLogger(config.logLevel);
   const channels = chatChannels(configs, config.upstream, pools, log);
-  const localGlobs = config.local.chatModels ?? [];
   const routing = channelChatRouting({
     channels,
     local: { provider: local, globs: localGlobs },
