@@ -20,6 +20,7 @@ import { badUrlMessage, badUrlReply, overloadedReply, under, unknownUrlReply } f
 import { limitJsonDepth } from "./json-depth.js";
 import { decodeRequestBody } from "./request-encoding.js";
 import { corsHook } from "./cors.js";
+import { logRefusals } from "./refusal-log.js";
 import { limitConnections, serverTimeouts } from "./connection-limit.js";
 import { trpcErrorHandler } from "../trpc/http-errors.js";
 import { keyCheck, rpcLimits, unauthenticatedAnswer } from "./rpc-edge.js";
@@ -46,6 +47,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
       serializers: {
         req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
         err: serializeError,
@@ -96,6 +98,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     done();
   });
+  // A refused request says why in the log (refusal-log.ts).
+  app.addHook("onSend", logRefusals);
   app.addHook("onResponse", (req, reply, done) => {
     deps.metrics.http(req.method, req.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
     // While shutting down, a keep-alive connection that just finished its last

@@ -58,6 +58,8 @@ export interface AppDeps {
   keySignal?: SharedSignal | undefined;
   /** When config.coalesceWrites: sends each loop turn's writes together (the HTTP server's connections and the chat upstreams'). */
   writes?: WriteCoalescer | undefined;
+  /** Where the log goes instead of stdout (tests read it). */
+  logStream?: { write(line: string): void } | undefined;
 }
 
 /** How often an instance on shared storage picks up other instances' admin changes. */
