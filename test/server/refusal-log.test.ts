@@ -2,6 +2,7 @@
 // type, message and field as its client saw them, in every format, and never
 // with the key or the body it sent.
 import t from "tap";
+import type { InjectOptions } from "fastify";
 import { rmSync } from "node:fs";
 import { configSchema } from "../../src/config.js";
 import { ensureKeys } from "../../src/core/auth/bootstrap.js";
@@ -26,7 +27,7 @@ t.teardown(async () => {
 const refused = (requestId: string) => lines.find((l) => l.msg === "request refused" && l.requestId === requestId);
 
 t.test("each format's refusal is logged with its type, message and field", async (t) => {
-  const cases: [string, Parameters<typeof app.inject>[0], Record<string, unknown>][] = [
+  const cases: [string, InjectOptions, { status: number } & Record<string, unknown>][] = [
     [
       "messages: a bad field",
       { method: "POST", url: "/v1/messages", headers: { "x-api-key": ADMIN_KEY, "anthropic-version": "2023-06-01" }, payload: { model: "m", max_tokens: -1, messages: [{ role: "user", content: "secret words" }] } },
