@@ -1,10 +1,14 @@
-// The h2c listener: the core services over gRPC (and Connect over HTTP/2).
+// The h2c listener: the core services over gRPC (and Connect over HTTP/2),
+// and gRPC server reflection (grpc-reflection.ts), which needs no key.
 // Node's h2c has no HTTP/1 fallback, so HTTP/1.1 traffic stays on the main port.
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { AppDeps } from "./deps.js";
 import { keyCheck, rpcLimits, unauthenticatedAnswer } from "./rpc-edge.js";
+import { reflectionRoutes, servicesOf } from "./grpc-reflection.js";
+
+const REFLECTION = /^\/grpc\.reflection\.v1(?:alpha)?\.ServerReflection\//;
 
 export interface GrpcListener {
   server: http2.Http2Server;
@@ -53,8 +57,10 @@ export function limitSessions(server: http2.Http2Server, maxSessions: number, id
 export async function startGrpcListener(deps: Pick<AppDeps, "core" | "auth" | "config">, host: string, port: number): Promise<GrpcListener> {
   const { core, config } = deps;
   const sessions = new Set<http2.ServerHttp2Session>();
-  const adapter = connectNodeAdapter({ routes: core.routes, interceptors: core.interceptors, ...rpcLimits(config.bodyLimitBytes) });
-  const server = http2.createServer(keyed(keyCheck(deps.auth), adapter));
+  const limits = rpcLimits(config.bodyLimitBytes);
+  const calls = keyed(keyCheck(deps.auth), connectNodeAdapter({ routes: core.routes, interceptors: core.interceptors, ...limits }));
+  const reflection = connectNodeAdapter({ routes: reflectionRoutes(servicesOf(core.routes)), ...limits });
+  const server = http2.createServer((req, res) => (REFLECTION.test(req.url) ? reflection(req, res) : calls(req, res)));
   server.on("session", (s) => {
     sessions.add(s);
     s.once("close", () => sessions.delete(s));
