@@ -4,7 +4,7 @@
 // format), and an AbortSignal that fires when the client goes away.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { DescMessage, DescMethodServerStreaming, DescMethodUnary, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
-import { createContextValues, type CallOptions, type Transport } from "@connectrpc/connect";
+import { createContextValues, type CallOptions, type ContextValues, type Transport } from "@connectrpc/connect";
 import { GoneSignal } from "./gone-signal.js";
 import { REQUEST_ID_HEADER, formatKey } from "../../core/context.js";
 import type { DirectTransport } from "../../core/transport.js";
@@ -27,10 +27,18 @@ export function clientGone(_req: FastifyRequest, reply: FastifyReply, combinable
   return ac instanceof GoneSignal ? (ac as unknown as AbortSignal) : ac.signal;
 }
 
+/** One context value set per format, shared by every call of that format: the transport only reads it. */
+const formatValues = new Map<string, ContextValues>();
+const valuesOf = (format: string): ContextValues => {
+  let v = formatValues.get(format);
+  if (!v) formatValues.set(format, (v = createContextValues().set(formatKey, format)));
+  return v;
+};
+
 export function coreCallOptions(req: FastifyRequest, reply: FastifyReply, format: string, apiKey: string, combinable = false): CallOptions {
   return {
     headers: { authorization: `Bearer ${apiKey}`, [REQUEST_ID_HEADER]: req.id },
-    contextValues: createContextValues().set(formatKey, format),
+    contextValues: valuesOf(format),
     signal: clientGone(req, reply, combinable),
   };
 }
