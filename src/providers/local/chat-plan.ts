@@ -19,13 +19,13 @@ import { planCodeRun } from "./code-exec.js";
 import { faultDirective, faultError } from "./faults.js";
 import { limitText } from "./limits.js";
 import { logprobsFor } from "./logprobs.js";
-import { answerText, lastUserText, promptHints, type PromptHints } from "./prompt.js";
+import { answerText, promptHints, userRequest, type PromptHints } from "./prompt.js";
 import { blockedFeedback, blockedWord, negligibleRatings } from "./safety.js";
 import { sampleSchema } from "./schema-sample.js";
 import { signPart, verifyInputSignatures } from "./signing.js";
 import { thinkingOn, thinkingText, type Intent } from "./thinking.js";
 import { countPart } from "./tokenizer.js";
-import { answerToolResults, chooseTools, lastToolResults, resultToolName, toolCallPart, toolName } from "./tools.js";
+import { answerToolResults, chooseTools, resultsSince, resultToolName, toolCallPart, toolName } from "./tools.js";
 import { usageFor } from "./usage.js";
 
 /** Thinking budget when thinking is on without one. */
@@ -57,18 +57,18 @@ function textAnswer(input: ChatInput, hints: PromptHints): Body {
   const mime = input.config?.responseMimeType.toLowerCase() ?? "";
   const schema = input.config?.responseSchema;
   if (mime === "application/json") {
-    const value = schema && Object.keys(schema).length ? sampleSchema(schema, hints) : { answer: answerText(input) };
+    const value = schema && Object.keys(schema).length ? sampleSchema(schema, hints) : { answer: answerText(hints.text) };
     return { intent: { kind: "json" }, kind: "text", text: JSON.stringify(value) };
   }
   if (mime === "text/x.enum") {
     const values = Array.isArray(schema?.enum) ? schema.enum.filter((v) => typeof v === "string") : [];
     if (values.length) return { intent: { kind: "enum" }, kind: "text", text: String(sampleSchema({ enum: values }, hints)) };
   }
-  return { intent: { kind: "text" }, kind: "text", text: answerText(input) };
+  return { intent: { kind: "text" }, kind: "text", text: answerText(hints.text) };
 }
 
-function decideBody(input: ChatInput, said: string, hints: PromptHints): Body {
-  const results = lastToolResults(input);
+function decideBody(input: ChatInput, request: number, said: string, hints: PromptHints): Body {
+  const results = resultsSince(input, request);
   if (results.length) {
     return { intent: { kind: "tool_results", names: results.map((r) => resultToolName(input, r)) }, kind: "text", text: answerToolResults(input, results) };
   }
@@ -131,12 +131,13 @@ function candidate(input: ChatInput, opts: PlanOptions, said: string, body: Body
 export function planChat(input: ChatInput, opts: PlanOptions): ChatPlan {
   const badSignature = verifyInputSignatures(input, opts.signingSecret);
   if (badSignature) return { candidates: [], usage: usageFor(input, [], false), fault: badSignature };
-  const said = lastUserText(input);
+  // The user's own words in the turn answered; client-added context and tool output are not read.
+  const { index: request, said } = userRequest(input);
   const fault = opts.faultInjection ? faultDirective(said) : undefined;
   if (fault && fault !== "midstream") return { candidates: [], usage: usageFor(input, [], false), fault: faultError(fault) };
   if (blockedWord(said, opts.blocklist)) return { candidates: [], usage: usageFor(input, [], false), promptFeedback: blockedFeedback() };
   const hints = promptHints(said);
-  const body = decideBody(input, said, hints);
+  const body = decideBody(input, request, said, hints);
   const n = Math.max(1, input.config?.candidateCount ?? 1);
   const candidates = Array.from({ length: n }, (_, i) => candidate(input, opts, said, body, i));
   return {

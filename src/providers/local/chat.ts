@@ -4,19 +4,30 @@
 // model: the same input always gives the same content (ids are random).
 //
 // Behaviours (see chat-plan.ts, which decides the whole answer up front):
-// - Text: answers `You said: <last user text>`; honours max_output_tokens
+// - What it reads: the user's own words in the request, the last user turn
+//   with such words and no tool results; the context blocks agent clients
+//   add to user turns (`<system-reminder>`, `<session_context>`, `<context>`
+//   and kin, prompt.ts) and tool output are not read.
+// - Text: answers `You said: <the user's words>`; honours max_output_tokens
 //   (finish MAX_TOKENS) and stop_sequences (finish STOP_SEQUENCE); otherwise
 //   finish STOP. Output tokens are never 0.
 // - Tools: with tool_choice ANY (the first of allowed_names when given), or
-//   when the last user text names a tool (whole word, any case) and the mode
-//   is not NONE, it calls the tool(s): a ToolCall `toolu_<hex>` whose
-//   arguments validate against the tool's JSON Schema, filled from the prompt
-//   where natural (a `city` takes a capitalised place name, a number property a
-//   number the user wrote, an enum the value the prompt mentions); finish
+//   when the user asks for a tool by name and the mode is not NONE, it calls
+//   the tool(s). A name like an identifier (get_weather, ToolSearch) counts
+//   as a whole word in any case; an everyday word (Read, lookup) as a tool
+//   in any case ("use Bash", "the Bash tool"), else only as declared and,
+//   when capitalised, not where a sentence starts. A call is a ToolCall
+//   `toolu_<hex>` whose arguments validate against the tool's JSON Schema:
+//   the required properties, filled from the prompt where natural (a `city`
+//   takes a capitalised place name, a number property a number the user
+//   wrote, an enum the value the prompt mentions, a `command` what follows
+//   "run:"), and an optional one only where the user's words give it (name
+//   it, name one of its values, or hold a value of its kind); finish
 //   TOOL_USE. disable_parallel gives one call at most. Vendor tools get
 //   sensible inputs (bash {command}, computer {action: "screenshot"}, text
-//   editor {command: "view", path}). Tool results in the last user turn are
-//   answered in text: `The tool <name> returned: <result>`.
+//   editor {command: "view", path}). Once tool results for the request are
+//   in (in a user turn after it), it answers them in text, `The tool <name>
+//   returned: <result>`, and calls nothing again, whatever tool_choice says.
 // - Thinking: when thinking is enabled, has a budget, or include_thoughts is
 //   set (and enabled is not false), the first part is a Thinking part
 //   ("Let me think about ..."), capped by budget_tokens (and by half of

@@ -61,37 +61,53 @@ export function keyWords(key: string): string[] {
     .filter(Boolean);
 }
 
-type Rule = { words: string[]; value: (h: PromptHints) => string };
+/** A rule's `given` says whether the user's words hold a value of its kind (not just the prompt as a fallback). */
+type Rule = { words: string[]; value: (h: PromptHints) => string; given?: (h: PromptHints) => boolean };
 
 const RULES: Rule[] = [
-  { words: ["path", "file", "filename", "filepath", "dir", "directory", "folder"], value: (h) => h.paths[0] ?? "/tmp/example.txt" },
-  { words: ["url", "uri", "link", "website", "href", "endpoint", "homepage"], value: (h) => h.urls[0] ?? "https://example.com/" },
-  { words: ["email", "mail"], value: (h) => h.emails[0] ?? "user@example.com" },
-  { words: ["command", "cmd", "script", "shell"], value: (h) => h.quoted[0] ?? "ls -la" },
+  // A folder the user did not name is the current one (agent CLIs resolve it against their workspace).
+  { words: ["dir", "directory", "folder"], value: (h) => h.paths[0] ?? ".", given: (h) => h.paths.length > 0 || /\b(?:current|this|working) (?:directory|folder|dir)\b/i.test(h.text) },
+  { words: ["path", "file", "filename", "filepath"], value: (h) => h.paths[0] ?? "/tmp/example.txt", given: (h) => h.paths.length > 0 },
+  { words: ["url", "uri", "link", "website", "href", "endpoint", "homepage"], value: (h) => h.urls[0] ?? "https://example.com/", given: (h) => h.urls.length > 0 },
+  { words: ["email", "mail"], value: (h) => h.emails[0] ?? "user@example.com", given: (h) => h.emails.length > 0 },
+  { words: ["command", "cmd", "script", "shell"], value: commandOf, given: (h) => h.commands.length + h.quoted.length > 0 },
   {
     words: ["city", "location", "place", "town", "country", "destination", "origin", "region", "address", "where", "venue", "area"],
     value: (h) => h.names[0] ?? "Paris",
+    given: (h) => h.names.length > 0,
   },
-  { words: ["name", "person", "who", "author", "username", "user", "customer", "contact"], value: (h) => h.names[0] ?? "Ada Lovelace" },
+  { words: ["name", "person", "who", "author", "username", "user", "customer", "contact"], value: (h) => h.names[0] ?? "Ada Lovelace", given: (h) => h.names.length > 0 },
   {
     words: ["query", "q", "search", "question", "prompt", "text", "message", "content", "input", "topic", "keyword", "keywords", "description", "body", "instruction", "instructions", "task", "summary", "note", "comment", "title", "subject"],
     value: (h) => clip(h.text, 200) || "example",
   },
-  { words: ["date", "day", "when", "deadline"], value: (h) => h.dates[0] ?? DEFAULT_DATE },
+  { words: ["date", "day", "when", "deadline"], value: (h) => h.dates[0] ?? DEFAULT_DATE, given: (h) => h.dates.length > 0 },
   { words: ["time"], value: () => "12:00" },
   { words: ["lang", "language", "locale"], value: () => "en" },
   { words: ["currency"], value: () => "USD" },
   { words: ["color", "colour"], value: () => "blue" },
 ];
 
+/** A shell command: what follows "run:" in the prompt, else its first quoted snippet, else `ls -la`. */
+export function commandOf(h: PromptHints): string {
+  return h.commands[0] ?? h.quoted[0] ?? "ls -la";
+}
+
+function ruleFor(words: string[]): Rule | undefined {
+  // Rules are ordered, so "file_name" is a file and "city_name" a city.
+  return RULES.find((r) => words.some((w) => r.words.includes(w)));
+}
+
+/** Whether the user's words hold a value for a string property named `key` (a place for `city`, a path for `file_path`). */
+export function givenForKey(key: string, hints: PromptHints): boolean {
+  return ruleFor(keyWords(key))?.given?.(hints) ?? false;
+}
+
 /** A readable string for a property, derived from the prompt where the name suggests it. */
 export function stringForKey(key: string, hints: PromptHints, variant: number): string {
   const words = keyWords(key);
   const suffix = variant ? ` ${variant + 1}` : "";
   if (!words.length) return (clip(hints.text, 80) || "example") + suffix;
-  for (const r of RULES) {
-    // Rules are ordered, so "file_name" is a file and "city_name" a city.
-    if (words.some((w) => r.words.includes(w))) return r.value(hints) + suffix;
-  }
-  return words.join(" ") + suffix;
+  const rule = ruleFor(words);
+  return rule ? rule.value(hints) + suffix : words.join(" ") + suffix;
 }

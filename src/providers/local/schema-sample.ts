@@ -1,12 +1,14 @@
 // Generates a JSON instance that validates against a JSON Schema: tool
 // arguments and JSON answers. Values come from the prompt where natural (a
 // place for `city`, a number the user wrote for a number property, an enum
-// value the prompt mentions), otherwise from the schema's constraints.
+// value the prompt mentions), otherwise from the schema's constraints. JSON
+// answers fill every property; tool arguments fill the required ones and an
+// optional one only where the user's words give it, as a sober model does.
 // Deterministic: the same schema and prompt give the same instance.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import type { PromptHints } from "./prompt.js";
+import { numbersIn, type PromptHints } from "./prompt.js";
 import { matchesPattern, sampleRegex } from "./regex-sample.js";
-import { formatValue, stringForKey } from "./sample-strings.js";
+import { formatValue, givenForKey, keyWords, stringForKey } from "./sample-strings.js";
 import { validates } from "./schema-check.js";
 
 type Schema = Record<string, unknown>;
@@ -29,12 +31,18 @@ const MAX_BRANCHES = 16;
 const isObj = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
+/** Which optional properties an object gets: all of them, or those the user's words give. */
+type Optional = "all" | "given";
+
 class Sampler {
   private numberCursor = 0;
   private nodes = 0;
+  /** The prompt's words, lower-cased, built when first needed. */
+  private tokens?: Set<string>;
   constructor(
     private readonly root: Schema,
     private readonly hints: PromptHints,
+    private readonly optional: Optional = "all",
   ) {}
 
   /** A local "#/..." reference, resolved against the root schema. */
@@ -85,9 +93,9 @@ class Sampler {
       case "boolean":
         return variant % 2 === 0;
       case "integer":
-        return this.number(s, true, variant);
+        return this.number(s, true, key, variant);
       case "number":
-        return this.number(s, false, variant);
+        return this.number(s, false, key, variant);
       case "array":
         return this.array(s, key, depth, variant);
       case "object":
@@ -121,7 +129,7 @@ class Sampler {
     return values[variant % values.length]!;
   }
 
-  private number(s: Schema, integer: boolean, variant: number): number {
+  private number(s: Schema, integer: boolean, key: string, variant: number): number {
     const exMin = num(s.exclusiveMinimum) ?? (s.exclusiveMinimum === true ? num(s.minimum) : undefined);
     const exMax = num(s.exclusiveMaximum) ?? (s.exclusiveMaximum === true ? num(s.maximum) : undefined);
     const min = s.exclusiveMinimum === true ? undefined : num(s.minimum);
@@ -137,6 +145,10 @@ class Sampler {
       (exMax === undefined || v < exMax) &&
       (step === undefined || Number.isInteger(v / step));
     if (variant === 0) {
+      // "a timeout of 5000": the number right after the property's name.
+      const at = this.namedAt(keyWords(key));
+      const near = at < 0 ? undefined : numbersIn(this.hints.text.slice(at, at + 40))[0];
+      if (near !== undefined && ok(near)) return near;
       for (let i = this.numberCursor; i < this.hints.numbers.length; i++) {
         if (ok(this.hints.numbers[i]!)) {
           this.numberCursor = i + 1;
@@ -203,17 +215,70 @@ class Sampler {
     const props = isObj(s.properties) ? s.properties : {};
     const required = Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === "string") : [];
     const maxProps = num(s.maxProperties) ?? Infinity;
+    const minProps = Math.min(MAX_ITEMS, num(s.minProperties) ?? 0);
     const deep = depth >= MAX_DEPTH - 2;
-    const keys = [...required, ...Object.keys(props).filter((k) => !required.includes(k) && !deep)].slice(0, Math.max(required.length, maxProps));
+    const isRequired = new Set(required);
+    const optional = deep ? [] : Object.keys(props).filter((k) => !isRequired.has(k));
+    const chosen = new Set(this.optional === "all" ? optional : optional.filter((k) => this.given(k, props[k])));
+    // Optional properties left out come back when minProperties needs them.
+    for (const k of optional) if (required.length + chosen.size < minProps) chosen.add(k);
+    const keys = [...required, ...optional.filter((k) => chosen.has(k))].slice(0, Math.max(required.length, maxProps));
     const out: JsonObject = {};
     for (const k of keys) out[k] = this.sample(props[k] ?? (isObj(s.additionalProperties) ? s.additionalProperties : {}), k, depth + 1, variant);
-    const minProps = Math.min(MAX_ITEMS, num(s.minProperties) ?? 0);
     for (let i = 1; Object.keys(out).length < minProps && s.additionalProperties !== false && i <= MAX_ITEMS && !this.exhausted; i++) {
       out[`extra_${i}`] = this.sample(isObj(s.additionalProperties) ? s.additionalProperties : {}, `extra_${i}`, depth + 1, variant);
     }
     return out;
   }
+
+  /**
+   * Where `words` first appear in the prompt in order as whole words, joined
+   * by nothing, spaces, `_` or `-`: the index just past them, or -1. Names of
+   * fewer than three letters in all are never found (too many false hits).
+   * The prompt's word set rules most names out before any search, so many
+   * properties cost one pass over the prompt, not one each.
+   */
+  private namedAt(words: string[]): number {
+    if (words.join("").length < 3) return -1;
+    const seen = (this.tokens ??= new Set(this.hints.text.toLowerCase().match(WORD)));
+    const tokens = words.flatMap((w) => w.toLowerCase().match(WORD) ?? []);
+    if (!seen.has(tokens.join("")) && !tokens.every((t) => seen.has(t))) return -1;
+    const m = new RegExp(`(?:^|[^\\p{L}\\p{N}_])${words.map(escapeRe).join("[\\s_-]*")}(?=$|[^\\p{L}\\p{N}_])`, "iu").exec(this.hints.text);
+    return m ? m.index + m[0].length : -1;
+  }
+
+  /**
+   * Whether the user's words give an optional property: they name it
+   * ("run in background", "timeout"), name one of its enum values, or hold a
+   * value of its kind (a date for a date, a path for `file_path`, a place
+   * for `city`); the prompt itself as a fallback text does not count.
+   */
+  private given(key: string, schema: unknown): boolean {
+    if (!this.hints.text) return false;
+    if (this.namedAt(keyWords(key)) >= 0) return true;
+    let s = isObj(schema) ? schema : {};
+    if (typeof s.$ref === "string") s = { ...(this.resolve(s.$ref) ?? {}), ...s };
+    if (Array.isArray(s.enum)) return s.enum.some((v) => typeof v === "string" && this.namedAt([v]) >= 0);
+    if (typeOf(s) !== "string") return false;
+    switch (typeof s.format === "string" ? s.format.toLowerCase() : "") {
+      case "date":
+      case "date-time":
+      case "datetime":
+        return this.hints.dates.length > 0;
+      case "email":
+      case "idn-email":
+        return this.hints.emails.length > 0;
+      case "uri":
+      case "url":
+      case "iri":
+        return this.hints.urls.length > 0;
+      default:
+        return givenForKey(key, this.hints);
+    }
+  }
 }
+
+const WORD = /[\p{L}\p{N}]+/gu;
 
 function typeOf(s: Schema): string {
   const t = Array.isArray(s.type) ? (s.type.find((x) => String(x).toLowerCase() !== "null") ?? s.type[0]) : s.type;
@@ -255,9 +320,9 @@ export function sampleSchema(schema: JsonObject | undefined, hints: PromptHints,
   return new Sampler(root, hints).sample(root, key, 0, 0);
 }
 
-/** Tool arguments: always a JSON object. */
+/** Tool arguments: always a JSON object; optional properties only where the user's words give them. */
 export function sampleArguments(schema: JsonObject | undefined, hints: PromptHints): JsonObject {
   const root = (schema ?? { type: "object" }) as Schema;
-  const v = new Sampler(root, hints).sample(isObj(root) && Object.keys(root).length ? root : { type: "object" }, "", 0, 0);
+  const v = new Sampler(root, hints, "given").sample(isObj(root) && Object.keys(root).length ? root : { type: "object" }, "", 0, 0);
   return isObj(v) ? (v as JsonObject) : {};
 }

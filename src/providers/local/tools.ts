@@ -1,11 +1,13 @@
 // Tools in the local engine: which tools to call (tool_choice, or tools the
-// prompt names), the calls themselves (arguments sampled from the JSON Schema,
-// vendor tools with sensible inputs), and the text answer to tool results.
+// user asks for by name), the calls themselves (arguments sampled from the
+// JSON Schema, vendor tools with sensible inputs), and the text answer to
+// tool results.
 import { type JsonObject } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import { randomBytes } from "node:crypto";
 import { PartSchema, Role, ToolChoiceMode, type ChatInput, type Part, type Tool, type ToolResult } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { clip, lastUserTurn, type PromptHints } from "./prompt.js";
+import { clip, type PromptHints } from "./prompt.js";
+import { commandOf } from "./sample-strings.js";
 import { sampleArguments } from "./schema-sample.js";
 
 export type Callable = Extract<Tool["kind"], { case: "function" | "vendor" }>;
@@ -16,12 +18,45 @@ function callables(input: ChatInput): Callable[] {
   return input.tools.flatMap((t) => (t.kind.case === "function" || t.kind.case === "vendor" ? [t.kind] : []));
 }
 
-/** Position of `name` in `text` as a whole word (case-insensitive), or -1. */
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+const WORD_EDGE = "[^\\p{L}\\p{N}_]";
+
+/** Whether position `i` of `text` starts a sentence or a line. */
+function sentenceStart(text: string, i: number): boolean {
+  let j = i - 1;
+  while (j >= 0 && /\s/.test(text[j]!)) j--;
+  return j < 0 || ".!?:".includes(text[j]!) || text.slice(j, i).includes("\n");
+}
+
+/**
+ * Where the user asks for the tool `name` in `text`, or -1. A name like an
+ * identifier ("get_weather", "ToolSearch") counts wherever it stands as a
+ * whole word, in any case. An everyday word ("Read", "lookup") counts as a
+ * tool in any case ("use/call/with/via/run/invoke (the) <name>", "<name>
+ * tool"), otherwise only as declared and, when capitalised, not where a
+ * sentence starts: "read the notes" and "Write a haiku" call nothing.
+ */
 function mentionAt(text: string, name: string): number {
   if (!name) return -1;
-  const re = new RegExp(`(^|[^\\p{L}\\p{N}_])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=$|[^\\p{L}\\p{N}_])`, "iu");
-  const m = re.exec(text);
-  return m ? m.index + m[1]!.length : -1;
+  const n = escapeRe(name);
+  const find = (re: string, flags: string) => new RegExp(`(^|${WORD_EDGE})${re}(?=$|${WORD_EDGE})`, flags);
+  if (!/^[A-Za-z]+$/.test(name) || /[a-z][A-Z]/.test(name)) {
+    const m = find(n, "iu").exec(text);
+    return m ? m.index + m[1]!.length : -1;
+  }
+  const asTool = find(`(?:(?:use|call|using|with|via|run|invoke)\\s+(?:the\\s+)?${n}|${n}\\s+tools?)`, "iu").exec(text);
+  let at = asTool ? asTool.index + asTool[1]!.length : -1;
+  const capital = /^[A-Z]/.test(name);
+  for (const m of text.matchAll(find(n, "gu"))) {
+    const i = m.index + m[1]!.length;
+    if (at >= 0 && i >= at) break;
+    if (!capital || !sentenceStart(text, i)) {
+      at = i;
+      break;
+    }
+  }
+  return at;
 }
 
 /** The tools to call for this input (empty: answer without tools). */
@@ -51,7 +86,7 @@ export function chooseTools(input: ChatInput, said: string): Callable[] {
 /** Inputs for Anthropic-style vendor tools (computer, bash, text editor). */
 function vendorInput(type: string, name: string, hints: PromptHints): JsonObject {
   const kind = `${type} ${name}`.toLowerCase();
-  if (kind.includes("bash") || kind.includes("shell")) return { command: hints.quoted[0] ?? "ls -la" };
+  if (kind.includes("bash") || kind.includes("shell")) return { command: commandOf(hints) };
   if (kind.includes("computer")) return { action: "screenshot" };
   if (kind.includes("edit")) return { command: "view", path: hints.paths.find((p) => p.startsWith("/")) ?? (hints.paths[0] ? `/${hints.paths[0]}` : "/tmp/README.md") };
   return {};
@@ -75,11 +110,19 @@ export function toolCallPart(tool: Callable, hints: PromptHints): Part {
   return create(PartSchema, { kind: { case: "toolCall", value: { id: toolCallId(), name: toolName(tool), arguments: args } } });
 }
 
-/** Tool results in the last user turn (the engine answers them in text). */
-export function lastToolResults(input: ChatInput): ToolResult[] {
-  const turn = lastUserTurn(input);
-  if (!turn || turn !== input.turns[input.turns.length - 1]) return [];
-  return turn.parts.flatMap((p) => (p.kind.case === "toolResult" ? [p.kind.value] : []));
+/**
+ * The tool results that answer the request (the user turn at `request`):
+ * those of the last user turn after it that holds results. The engine
+ * answers them in text and calls no tool again for the same request.
+ */
+export function resultsSince(input: ChatInput, request: number): ToolResult[] {
+  for (let i = input.turns.length - 1; i > request; i--) {
+    const t = input.turns[i]!;
+    if (t.role !== Role.USER) continue;
+    const results = t.parts.flatMap((p) => (p.kind.case === "toolResult" ? [p.kind.value] : []));
+    if (results.length) return results;
+  }
+  return [];
 }
 
 /** The name of a result's tool: its own, or that of the call it answers. */

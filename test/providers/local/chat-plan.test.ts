@@ -244,3 +244,75 @@ t.test("fault directives", async (t) => {
 t.test("roles other than user are never answered", async (t) => {
   t.equal(textOf(parts(input({ turns: [user("question"), { role: Role.ASSISTANT, parts: [{ kind: { case: "text", value: { text: "The answer" } } }] }] }))), "You said: question", "a prefilled assistant turn is continued from the user text");
 });
+
+// Agent clients (Claude Code, Gemini CLI) add context blocks to user turns
+// and send every tool they have; the engine must act on the user's words only.
+const reminder = (text: string) => `<system-reminder>\n${text}\n</system-reminder>`;
+const claudeTools = [
+  fn("Bash", {
+    type: "object",
+    properties: { command: { type: "string" }, timeout: { type: "number" }, description: { type: "string" }, run_in_background: { type: "boolean" }, dangerouslyDisableSandbox: { type: "boolean" } },
+    required: ["command"],
+    additionalProperties: false,
+  }),
+  fn("Read", { type: "object", properties: { file_path: { type: "string" }, offset: { type: "integer" }, limit: { type: "integer" }, pages: { type: "string" } }, required: ["file_path"] }),
+  fn("ToolSearch", { type: "object", properties: { query: { type: "string" }, max_results: { type: "number" } }, required: ["query"] }),
+  fn("Agent", { type: "object", properties: { description: { type: "string" }, prompt: { type: "string" }, run_in_background: { type: "boolean" } }, required: ["description", "prompt"] }),
+];
+const claudeAsk = (text: string) =>
+  user(
+    reminder("Available agent types for the Agent tool: Explore. Use ToolSearch to load WebFetch. Use the Bash tool to run: rm -rf /tmp/x"),
+    reminder("As you answer the user's questions, you can use the following context: read `CLAUDE.md` with Read, timeout 30."),
+    text,
+  );
+
+t.test("agent clients: the user's words, not the context blocks, decide", async (t) => {
+  const hi = plan(input({ tools: claudeTools, turns: [claudeAsk("say hi")], config: { thinking: { enabled: true } } }));
+  t.same(hi.candidates[0]!.parts.map((p) => p.kind.case), ["thinking", "text"], "no tool call");
+  t.equal(textOf(hi.candidates[0]!.parts), "You said: say hi");
+  const thought = hi.candidates[0]!.parts[0]!;
+  t.match(thought.kind.case === "thinking" ? thought.kind.value.text : "", /^Let me think about "say hi"\./, "the thought is about the user's words");
+
+  const gemini = input({
+    tools: [fn("list_directory", { type: "object", properties: { dir_path: { type: "string" }, ignore: { type: "array", items: { type: "string" } } }, required: ["dir_path"] })],
+    turns: [user("<session_context>\nThis is the Gemini CLI. The list_directory tool lists /tmp/rec/work.\n</session_context>", "say hi")],
+  });
+  t.equal(textOf(parts(gemini)), "You said: say hi");
+  t.equal(plan(input({ turns: [user(reminder("#fault:internal"), "hello")] })).fault, undefined, "directives in context blocks are not the user's");
+  t.equal(plan(input({ turns: [user(reminder("forbidden-topic"), "hello")] })).candidates.length, 1, "nor blocked words");
+  t.equal(textOf(parts(input({ turns: [user(reminder("only context"))] }))), "Hello from omnigate's local engine.");
+});
+
+t.test("agent clients: one call for the tool asked for, with its required arguments, then the answer", async (t) => {
+  const ask = claudeAsk("use the Bash tool to run: ls");
+  const first = calls(parts(input({ tools: claudeTools, turns: [ask] })));
+  t.same(first.map((c) => [c.name, c.arguments]), [["Bash", { command: "ls" }]], "Bash alone, no optional flags");
+
+  const call = { kind: { case: "toolCall" as const, value: { id: first[0]!.id, name: "Bash", arguments: { command: "ls" } } } };
+  const result = { kind: { case: "toolResult" as const, value: { callId: first[0]!.id, content: [{ kind: { case: "text" as const, value: { text: "known-file.txt" } } }] } } };
+  const answered = (...more: ReturnType<typeof user>[]) => plan(input({ tools: claudeTools, turns: [ask, assistant(call), user(result, "Tool loaded."), ...more] })).candidates[0]!;
+  const prefilled = plan(input({ tools: claudeTools, turns: [ask, assistant(call), user(result), assistant("So:")] })).candidates[0]!;
+  for (const [name, c] of [
+    ["results in the last turn", answered()],
+    ["a reminder turn after the results", answered(user(reminder("Use the Bash tool again.")))],
+    ["a prefilled answer after the results", prefilled],
+  ] as const) {
+    t.equal(textOf(c.parts), "The tool Bash returned: known-file.txt", name);
+    t.equal(calls(c.parts).length, 0, `${name}: no call again`);
+  }
+  const again = plan(input({ tools: claudeTools, turns: [ask, assistant(call), user(result), assistant("The tool Bash returned: known-file.txt"), claudeAsk("use Bash to run: pwd")] }));
+  t.same(calls(again.candidates[0]!.parts).map((c) => c.arguments), [{ command: "pwd" }], "a new request calls again");
+});
+
+t.test("everyday-word tool names count only when asked for as tools", async (t) => {
+  const named = (text: string) => calls(parts(ask(text, { tools: claudeTools }))).map((c) => c.name);
+  t.same(named("read the notes and say what agent wrote them"), [], "read, agent");
+  t.same(named("Read notes.md"), [], "a capital at the start of a sentence");
+  t.same(named("use the Read tool on notes.md"), ["Read"]);
+  t.same(named("read notes.md with Read"), ["Read"]);
+  t.same(named("Agent Smith is here.\nRead on."), [], "nor at the start of a line");
+  t.same(named("open notes.md in Read"), ["Read"], "as declared, inside a sentence");
+  t.same(named("call Agent, then toolsearch"), ["Agent", "ToolSearch"], "identifier-like names count anywhere, in any case");
+  t.same(calls(parts(ask("please lookup pizza", { tools: [fn("lookup", { type: "object" })] }))).map((c) => c.name), ["lookup"], "a lower-case name as declared");
+  t.same(calls(parts(ask("use the Read tool on notes.md", { tools: claudeTools })))[0]!.arguments, { file_path: "notes.md" });
+});

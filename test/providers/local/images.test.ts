@@ -123,3 +123,38 @@ t.test("art: escapes and wraps the prompt", async (t) => {
   t.same(wrapText("a supercalifragilistic word", 8, 3), ["a", "superca…", "word"]);
   t.same(wrapText("   ", 8, 3), []);
 });
+
+t.test("stream: partial images of each image, sharper one after another, then the run's result", async (t) => {
+  const streamed = async (o: Partial<ImageJob>) => {
+    const out = [];
+    for await (const e of engine.stream!(job(o), ctx)) out.push(e);
+    return out;
+  };
+  const o = { profile: "IMG_MODEL_C", quality: "low", width: 256, height: 256, n: 2, partialImages: 3, outputFormat: "webp" as const, background: "transparent" as const };
+  const events = await streamed(o);
+  t.same(
+    events.map((e) => (e.kind === "partial" ? `${e.imageIndex}.${e.partialIndex}` : e.kind)),
+    ["0.0", "0.1", "0.2", "1.0", "1.1", "1.2", "result"],
+  );
+  const result = events[6]!.kind === "result" ? events[6]!.result : undefined;
+  const whole = await engine.run(job(o), ctx);
+  t.same(result?.usage, whole.usage);
+  t.ok(result!.images.every((img, i) => Buffer.from(img.data).equals(Buffer.from(whole.images[i]!.data))), "the same images as run()");
+  const final = await raw(result!.images[0]!.data);
+  let before = Infinity;
+  for (const e of events.slice(0, 3)) {
+    if (e.kind !== "partial") continue;
+    t.match(await sharp(e.data).metadata(), { format: "webp", width: 256, height: 256, hasAlpha: true });
+    const p = await raw(e.data);
+    let d = 0;
+    for (let i = 0; i < p.length; i++) d += Math.abs(p[i]! - final[i]!);
+    t.ok(d > 0 && d < before, `preview ${e.partialIndex} is closer to the final image`);
+    before = d;
+  }
+  t.same(
+    (await streamed({ ...o, partialImages: 0 })).map((e) => e.kind),
+    ["result"],
+    "no previews asked for: the result alone",
+  );
+  await t.rejects(streamed({ prompt: "about forbidden-topic", partialImages: 1 }), { code: Code.InvalidArgument }, "refusals as in run()");
+});

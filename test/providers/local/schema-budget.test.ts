@@ -6,7 +6,7 @@
 // longer than the file's timeout.
 import t from "tap";
 import { promptHints } from "../../../src/providers/local/prompt.js";
-import { MAX_NODES, sampleSchema } from "../../../src/providers/local/schema-sample.js";
+import { MAX_NODES, sampleArguments, sampleSchema } from "../../../src/providers/local/schema-sample.js";
 import { ADMIN_KEY, startServer } from "../../helpers/app.js";
 
 const hints = promptHints("make it so");
@@ -38,6 +38,13 @@ t.test("a schema within the budget is still sampled whole", async (t) => {
   t.ok(v.every((row) => row.length === 64 && row.every((x) => typeof x === "string")), "64 x 64 strings");
   const one = sampleSchema({ oneOf: [{ type: "integer", minimum: 5 }, { type: "string" }] } as never, hints);
   t.equal(one, 5, "a small oneOf still picks by validation");
+});
+
+t.test("many optional properties and a long prompt: one pass over the prompt, not one per property", async (t) => {
+  // Each optional property of tool arguments is looked for in the user's words.
+  const properties = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`option_${i}_value`, { type: "integer" }]));
+  const words = promptHints("set option 7 value ".repeat(50_000) + "with option_19999_value 42");
+  t.same(sampleArguments({ type: "object", properties } as never, words), { option_7_value: 7, option_19999_value: 42 });
 });
 
 t.test("a hostile schema through the Messages API", async (t) => {

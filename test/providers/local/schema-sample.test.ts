@@ -159,10 +159,86 @@ t.test("values come from the prompt where natural", async (t) => {
   t.same(weather, { city: "Paris", unit: "celsius", days: 3 });
   t.equal(sampleArguments({ type: "object", properties: { location: { type: "string" } } }, promptHints("Is it raining in New York today?")).location, "New York");
   t.equal(sampleArguments({ type: "object", properties: { location: { type: "string" } } }, promptHints("Tokyo weather")).location, "Tokyo");
-  t.equal(sampleArguments({ type: "object", properties: { query: { type: "string" } } }, promptHints("search for cheap flights")).query, "search for cheap flights");
+  t.equal(sampleArguments({ type: "object", properties: { query: { type: "string" } }, required: ["query"] }, promptHints("search for cheap flights")).query, "search for cheap flights");
   t.equal(sampleArguments({ type: "object", properties: { when: { type: "string", format: "date" } } }, promptHints("on 2024-03-09 please")).when, "2024-03-09");
-  t.equal(sampleArguments({ type: "object", properties: { n: { type: "integer", maximum: 10 } } }, promptHints("pick 50 or 7")).n, 7, "skips numbers out of range");
+  t.equal(sampleArguments({ type: "object", properties: { n: { type: "integer", maximum: 10 } }, required: ["n"] }, promptHints("pick 50 or 7")).n, 7, "skips numbers out of range");
   t.equal(sampleArguments({ type: "object", properties: { path: { type: "string" } } }, promptHints("open /etc/hosts now")).path, "/etc/hosts");
+});
+
+// Claude Code's Bash tool, as it sends it.
+const bash: JsonObject = {
+  type: "object",
+  properties: {
+    command: { type: "string", description: "The command to execute" },
+    timeout: { type: "number", description: "Optional timeout in milliseconds (max 600000)" },
+    description: { type: "string", description: "Clear, concise description of what this command does" },
+    run_in_background: { type: "boolean" },
+    dangerouslyDisableSandbox: { type: "boolean" },
+  },
+  required: ["command"],
+  additionalProperties: false,
+};
+
+t.test("tool arguments: the required properties, and optional ones only where the user's words give them", async (t) => {
+  t.same(sampleArguments(bash, promptHints("use the Bash tool to run: ls")), { command: "ls" }, "no timeout, description, background or sandbox flags");
+  t.same(sampleArguments(bash, promptHints("use the Bash tool to run: `git log --oneline`")), { command: "git log --oneline" }, "quotes around the command go");
+  t.same(sampleArguments(bash, promptHints('run "make test" with Bash')), { command: "make test" }, "a quoted command");
+  t.same(
+    sampleArguments(bash, promptHints("use Bash to run: sleep 5\nwith a timeout of 9000, run in background")),
+    { command: "sleep 5", timeout: 9000, run_in_background: true },
+    "named ones are filled, a number from right after its name",
+  );
+  t.same(sampleArguments(bash, promptHints("dangerously disable sandbox, run: ls")), { command: "ls", dangerouslyDisableSandbox: true });
+
+  const listDir: JsonObject = {
+    type: "object",
+    properties: { dir_path: { type: "string" }, ignore: { type: "array", items: { type: "string" } }, file_filtering_options: { type: "object", properties: { respect_git_ignore: { type: "boolean" } } } },
+    required: ["dir_path"],
+  };
+  t.same(sampleArguments(listDir, promptHints("use the list_directory tool to list the current directory")), { dir_path: "." }, "a folder not named is the current one");
+  t.same(sampleArguments(listDir, promptHints("list_directory /srv/app please")), { dir_path: "/srv/app" });
+
+  const trip: JsonObject = {
+    type: "object",
+    properties: {
+      city: { type: "string" },
+      unit: { $ref: "#/$defs/unit" },
+      day: { type: "string", format: "date" },
+      contact: { type: "string", format: "email" },
+      site: { type: "string", format: "uri" },
+      days: { type: "integer" },
+      note: { type: "string" },
+    },
+    $defs: { unit: { type: "string", enum: ["celsius", "fahrenheit"] } },
+  };
+  t.same(sampleArguments(trip, promptHints("hello")), {}, "nothing given, nothing filled");
+  t.same(
+    sampleArguments(trip, promptHints("Weather in Oslo on 2025-06-01 in fahrenheit, mail ann@example.org, see https://met.no/x")),
+    { city: "Oslo", unit: "fahrenheit", day: "2025-06-01", contact: "ann@example.org", site: "https://met.no/x" },
+    "a place, an enum value (through a $ref), a date, an e-mail address and a URL; no number, no free text",
+  );
+  t.same(sampleArguments({ type: "object", properties: { a: { type: "string" }, b: { type: "string" }, c: { type: "string" } }, minProperties: 2 }, promptHints("hi")), { a: "a", b: "b" }, "minProperties brings optional ones back");
+  t.same(sampleArguments({ type: "object", properties: { q: { type: "string" }, id: { type: "integer" } } }, promptHints("q id 7")), {}, "names under three letters are not looked for");
+  t.same(sampleArguments(trip, promptHints("")), {}, "no words, nothing given");
+
+  const byKey: Array<[string, string, string]> = [
+    ["file_path", "open notes.md", "notes.md"],
+    ["folder", "in /srv/www", "/srv/www"],
+    ["link", "fetch https://example.org/a", "https://example.org/a"],
+    ["mail", "write to bo@example.org", "bo@example.org"],
+    ["cmd", "try `make`", "make"],
+    ["author", "books by Ursula Le Guin", "Ursula Le Guin"],
+    ["deadline", "due 2025-02-03", "2025-02-03"],
+  ];
+  for (const [key, prompt, value] of byKey) {
+    const schema: JsonObject = { type: "object", properties: { [key]: { type: "string" } } };
+    t.same(sampleArguments(schema, promptHints(prompt)), { [key]: value }, `${key} from "${prompt}"`);
+    t.same(sampleArguments(schema, promptHints("nothing of the kind")), {}, `${key} left out`);
+  }
+});
+
+t.test("JSON answers still fill every property", async (t) => {
+  t.same(sampleSchema(bash, promptHints("run: ls")), { command: "ls", timeout: 1.5, description: "run: ls", run_in_background: true, dangerouslyDisableSandbox: true });
 });
 
 t.test("JSON answers of any root type", async (t) => {
