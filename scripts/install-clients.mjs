@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Installs the agent CLIs of the client suite (test/clients/package.json:
-// Claude Code and Gemini CLI, pinned, with their own lock file) into
+// Installs the real clients of the client suite (test/clients/package.json:
+// the agent CLIs, the AI SDK and openai 7, pinned, with their own lock file) into
 // test/clients/node_modules with `npm ci`, once per lock file: a marker holds
 // the lock file's hash, and a lock file with the installer's pid keeps
 // parallel test workers from installing twice (a dead holder's lock is taken
