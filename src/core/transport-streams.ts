@@ -2,7 +2,8 @@
 // budgets) without an async generator per layer: a generator costs several
 // promises per message and layer, this wrapper one `then`. The end hook runs
 // exactly once, whether the stream completes, fails, or its reader stops
-// early, with the same ordering a generator's `finally` would have.
+// early, with the same ordering a generator's `finally` would have. And
+// reading a server-streaming call's one request message before passing it on.
 
 /** How a watched stream ended. */
 export interface StreamEnd {
@@ -68,4 +69,29 @@ export function watchStream<T>(src: AsyncIterable<T>, watch: StreamWatch<T>): As
       };
     },
   };
+}
+
+/**
+ * The first message of a stream, and a stream that yields it and everything
+ * after it. A plain iterator, not an async generator: with a generator here
+ * every stream's request objects (its ChatInput, the call's interceptor state)
+ * reached the old generation, about 2.6 KB a stream, which under streaming
+ * load meant a full collection every second or two and a p99 of 50-65 ms at
+ * half load; with this iterator, about 0.15 KB (bench/README, ninth round).
+ */
+export async function peekFirst<T>(messages: AsyncIterable<T>): Promise<{ first: T | undefined; rest: AsyncIterable<T> }> {
+  const it = messages[Symbol.asyncIterator]();
+  const head = await it.next();
+  let sent = head.done === true;
+  const rest: AsyncIterable<T> = {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        if (sent) return it.next();
+        sent = true;
+        return Promise.resolve(head);
+      },
+      return: (v?: unknown) => it.return?.(v) ?? Promise.resolve({ done: true as const, value: undefined }),
+    }),
+  };
+  return { first: head.done ? undefined : head.value, rest };
 }

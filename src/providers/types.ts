@@ -50,6 +50,8 @@ export interface ImageJob {
   background: "transparent" | "opaque";
   outputCompression?: number | undefined;
   seed?: number | undefined;
+  /** Previews per image a streamed call asks for (0 to 3); unset when the call is not streamed. */
+  partialImages?: number | undefined;
   /** The parameters exactly as the client set them ("" when unset), for upstreams that take them verbatim. */
   given: {
     size: string;
@@ -78,11 +80,18 @@ export interface ImageResult {
   usage?: ImageUsage | undefined;
 }
 
+/** One event of a streamed image job: previews, then exactly one result. */
+export type ImageStreamEvent =
+  | { kind: "partial"; imageIndex: number; partialIndex: number; data: Uint8Array }
+  | { kind: "result"; result: ImageResult };
+
 export interface ImageProvider {
   /** Provider kind: "local", "openai". */
   readonly kind: string;
   /** Runs the job; failures throw ConnectError. */
   run(job: ImageJob, ctx: CallContext): Promise<ImageResult>;
+  /** Runs the job streamed (job.partialImages set); failures throw ConnectError. Without it a stream gets run()'s result and no previews. */
+  stream?(job: ImageJob, ctx: CallContext): AsyncIterable<ImageStreamEvent>;
 }
 
 // ---------------------------------------------------------------- image-bot tasks

@@ -2,6 +2,9 @@
 // profile's rules, routes to a provider (an upstream channel or the local
 // engine), stores the results in the blob store behind signed URLs (or inlines
 // them), and records usage. Facades and RPC callers meet exactly this.
+// Generations and edits also run as server streams: the provider's partial
+// images as they come, then the same batch.
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../proto/create.js";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { loadSharp } from "../../providers/local/sharp.js";
@@ -11,9 +14,11 @@ import {
   GenerateImagesResponseSchema,
   ImageBatchSchema,
   ImageService,
+  StreamEditImagesResponseSchema,
+  StreamGenerateImagesResponseSchema,
   type ImageBatch,
 } from "../../../gen/omnigate/image/v1/image_pb.js";
-import type { ImageJob, ImageResult } from "../../providers/types.js";
+import type { CallContext, ImageJob, ImageResult, ImageStreamEvent } from "../../providers/types.js";
 import type { BlobStore } from "../../storage/blob/blob-store.js";
 import { signFileUrl } from "../../storage/blob/signed-url.js";
 import { recordQuietly, type UsageStore } from "../../storage/types.js";
@@ -26,7 +31,10 @@ import { inspectInputs } from "./inspect.js";
 import type { ModelResolver } from "./profiles.js";
 import { imageRequestCost } from "./price.js";
 import { resolveModel, type ImageCall } from "./request-model.js";
-import { checkOptions, checkPrompt, resolveDimensions } from "./validate.js";
+import { checkOptions, checkPrompt, checkStream, resolveDimensions } from "./validate.js";
+
+/** One event of a streamed call (the same oneof for generations and edits). */
+type StreamEvent = NonNullable<MessageInitShape<typeof StreamGenerateImagesResponseSchema>["event"]>;
 
 /** Facades pass the base of the URL the client used ("https://host:port"), for absolute file URLs. */
 export const URL_BASE_HEADER = "omnigate-url-base";
@@ -53,6 +61,32 @@ async function runRoutes(routing: ImageRouting, routes: ImageRoute[], job: Image
     try {
       const result = await route.provider.run(job, { signal: ctx.signal, requestId: ctx.values.get(requestIdKey), upstreamModel: route.upstreamModel });
       return { result, route };
+    } catch (err) {
+      last = asConnectError(err);
+      if (!ctx.signal.aborted) routing.report?.(route, last);
+      if (last.code !== Code.Unavailable || ctx.signal.aborted) break;
+    }
+  }
+  throw last ?? coreError(Code.Unavailable, "no provider serves this model", { reason: "no_route" });
+}
+
+/** A provider's stream, or for a provider without one its run() as a stream with no previews. */
+async function* viaRun(provider: ImageRoute["provider"], job: ImageJob, cctx: CallContext): AsyncGenerator<ImageStreamEvent> {
+  yield { kind: "result", result: await provider.run(job, cctx) };
+}
+
+/**
+ * Opens the stream of the first route that answers: a route whose stream
+ * fails before its first event as unavailable moves on to the next one, as
+ * runRoutes does; once an event came, the stream is that route's.
+ */
+async function openStream(routing: ImageRouting, routes: ImageRoute[], job: ImageJob, ctx: HandlerContext) {
+  let last: ConnectError | undefined;
+  for (const route of routes) {
+    const cctx = { signal: ctx.signal, requestId: ctx.values.get(requestIdKey), upstreamModel: route.upstreamModel };
+    const events = (route.provider.stream?.(job, cctx) ?? viaRun(route.provider, job, cctx))[Symbol.asyncIterator]();
+    try {
+      return { route, events, first: await events.next() };
     } catch (err) {
       last = asConnectError(err);
       if (!ctx.signal.aborted) routing.report?.(route, last);
@@ -99,10 +133,12 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
     });
   };
 
-  async function run(call: ImageCall, ctx: HandlerContext): Promise<ImageBatch> {
+  /** The checked request and the job it becomes. */
+  async function prepare(call: ImageCall) {
     const { profile, name } = resolveModel(deps.models, call);
     checkPrompt(call.op, profile, call.prompt);
     const checked = checkOptions(call.op, profile, name, call.options);
+    if (call.stream) checkStream(profile, call.stream.partialImages, checked);
     let inputs: Awaited<ReturnType<typeof inspectInputs>> = { images: [] };
     if (call.op !== "generate") {
       const rules = call.op === "edit" ? profile.edit! : profile.variation!;
@@ -124,21 +160,27 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
       background: checked.background,
       outputCompression: checked.outputCompression,
       seed: checked.seed,
+      ...(call.stream ? { partialImages: call.stream.partialImages } : {}),
       given: checked.given,
     };
+    return { profile, name, checked, dims, job, routes: deps.routing.resolve(name, profile.id) };
+  }
+  type Prepared = Awaited<ReturnType<typeof prepare>>;
 
-    const started = deps.now();
-    const routes = deps.routing.resolve(name, profile.id);
-    let outcome: Awaited<ReturnType<typeof runRoutes>>;
-    try {
-      outcome = await runRoutes(deps.routing, routes, job, ctx);
-    } catch (err) {
-      const e = asConnectError(err);
-      recordUsage(ctx, name, routes[0]?.channel ?? "", started, 0, undefined, `error:${e.code}`);
-      throw e;
-    }
-    const { result, route } = outcome;
+  /** The fields a result echoes, where its model has them. */
+  const echoOf = ({ profile, checked }: Prepared, width: number, height: number) => {
+    const echo = new Set(profile.echo);
+    return {
+      outputFormat: echo.has("output_format") ? checked.outputFormat : "",
+      size: echo.has("size") ? `${width}x${height}` : "",
+      quality: echo.has("quality") ? checked.quality : "",
+      background: echo.has("background") ? checked.background : "",
+    };
+  };
 
+  /** A provider's result as the batch the caller gets (stored behind URLs or inline), its usage recorded. */
+  async function toBatch(p: Prepared, result: ImageResult, route: ImageRoute, ctx: HandlerContext, started: number): Promise<ImageBatch> {
+    const { profile, name, checked, dims } = p;
     const owner = ctx.values.get(principalKey)?.keyId;
     const base = urlBase(ctx);
     const images = [];
@@ -153,20 +195,69 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
       }
     }
     const first = images[0]?.file;
-    const echo = new Set(profile.echo);
     const batch = create(ImageBatchSchema, {
       created: BigInt(Math.floor(deps.now() / 1000)),
       images,
       ...(profile.reportsUsage && result.usage ? { usage: result.usage } : {}),
-      outputFormat: echo.has("output_format") ? checked.outputFormat : "",
-      size: echo.has("size") ? `${first?.width ?? dims.width}x${first?.height ?? dims.height}` : "",
-      quality: echo.has("quality") ? checked.quality : "",
-      background: echo.has("background") ? checked.background : "",
+      ...echoOf(p, first?.width ?? dims.width, first?.height ?? dims.height),
       model: profile.id,
       channel: route.channel,
     });
     recordUsage(ctx, name, route.channel, started, images.length, batch, "ok", deps.prices ? imageRequestCost(deps.prices, name, checked, batch) : 0);
     return batch;
+  }
+
+  async function run(call: ImageCall, ctx: HandlerContext): Promise<ImageBatch> {
+    const p = await prepare(call);
+    const started = deps.now();
+    let outcome: Awaited<ReturnType<typeof runRoutes>>;
+    try {
+      outcome = await runRoutes(deps.routing, p.routes, p.job, ctx);
+    } catch (err) {
+      const e = asConnectError(err);
+      recordUsage(ctx, p.name, p.routes[0]?.channel ?? "", started, 0, undefined, `error:${e.code}`);
+      throw e;
+    }
+    return toBatch(p, outcome.result, outcome.route, ctx, started);
+  }
+
+  /** A streamed call: partial images as the provider makes them, then the batch. */
+  async function* runStream(call: ImageCall, ctx: HandlerContext): AsyncGenerator<StreamEvent> {
+    const p = await prepare(call);
+    const started = deps.now();
+    let channel = p.routes[0]?.channel ?? "";
+    let events: AsyncIterator<ImageStreamEvent> | undefined;
+    // Set once the call's usage is recorded (the batch's, or its failure's).
+    let recorded = false;
+    try {
+      const opened = await openStream(deps.routing, p.routes, p.job, ctx);
+      ({ events } = opened);
+      channel = opened.route.channel;
+      const mimeType = `image/${p.job.outputFormat}`;
+      const echo = echoOf(p, p.dims.width, p.dims.height);
+      for (let r = opened.first; !r.done; r = await events.next()) {
+        const e = r.value;
+        if (e.kind === "partial") {
+          const file = { mimeType, data: e.data, sizeBytes: BigInt(e.data.byteLength) };
+          yield { case: "partialImage", value: { imageIndex: e.imageIndex, partialImageIndex: e.partialIndex, file, created: BigInt(Math.floor(deps.now() / 1000)), ...echo } };
+          continue;
+        }
+        const batch = await toBatch(p, e.result, opened.route, ctx, started);
+        recorded = true;
+        yield { case: "batch", value: batch };
+        return;
+      }
+      throw coreError(Code.Unavailable, "The image provider's stream ended without a result.", { reason: "upstream_bad_response", metadata: { channel } });
+    } catch (err) {
+      const e = asConnectError(err);
+      if (!recorded) recordUsage(ctx, p.name, channel, started, 0, undefined, `error:${e.code}`);
+      recorded = true;
+      throw e;
+    } finally {
+      // The caller stopped reading before the result.
+      if (!recorded) recordUsage(ctx, p.name, channel, started, 0, undefined, `error:${Code.Canceled}`);
+      if (events?.return) await events.return().catch(() => undefined);
+    }
   }
 
   return {
@@ -182,6 +273,14 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
       if (!req.image) throw missingParam("image");
       const batch = await run({ op: "variation", prompt: "", options: req.options, images: [req.image] }, ctx);
       return create(CreateImageVariationsResponseSchema, { batch });
+    },
+    async *streamGenerateImages(req, ctx) {
+      const call = { op: "generate" as const, prompt: req.prompt, options: req.options, images: [], stream: { partialImages: req.partialImages } };
+      for await (const event of runStream(call, ctx)) yield create(StreamGenerateImagesResponseSchema, { event });
+    },
+    async *streamEditImages(req, ctx) {
+      const call = { op: "edit" as const, prompt: req.prompt, options: req.options, images: req.images, mask: req.mask, stream: { partialImages: req.partialImages } };
+      for await (const event of runStream(call, ctx)) yield create(StreamEditImagesResponseSchema, { event });
     },
   };
 }

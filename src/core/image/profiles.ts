@@ -48,6 +48,10 @@ export interface ImageProfile {
   mask?: { maxBytes: number };
   /** Reports token usage (spec 2.3: only IMG_MODEL_C). */
   reportsUsage: boolean;
+  /** What an unset response_format gives: `url` for the DALL-E models (spec 4.2), `b64_json` for the GPT image models (which return only base64). */
+  defaultResponseFormat: "url" | "b64_json";
+  /** Serves streamed generations and edits (partial images). */
+  streams: boolean;
   /** The model rewrites prompts and returns revised_prompt. */
   rewritesPrompt: boolean;
   /** Fields echoed on the result. */
@@ -75,6 +79,8 @@ export const PROFILES: Record<ProfileId, ImageProfile> = {
     variation: { formats: ["png"], maxBytes: 4 * MB, square: true, maxImages: 1, transparencyWithoutMask: false },
     mask: { maxBytes: 4 * MB },
     reportsUsage: false,
+    defaultResponseFormat: "url",
+    streams: false,
     rewritesPrompt: false,
     echo: ["size"],
   },
@@ -91,6 +97,8 @@ export const PROFILES: Record<ProfileId, ImageProfile> = {
     defaultStyle: "vivid",
     outputCompression: false,
     reportsUsage: false,
+    defaultResponseFormat: "url",
+    streams: false,
     rewritesPrompt: true,
     echo: ["size", "quality"],
   },
@@ -113,6 +121,8 @@ export const PROFILES: Record<ProfileId, ImageProfile> = {
     edit: { formats: ["png", "webp", "jpeg"], maxBytes: 25 * MB, square: false, maxImages: 16, transparencyWithoutMask: false },
     mask: { maxBytes: 4 * MB },
     reportsUsage: true,
+    defaultResponseFormat: "b64_json",
+    streams: true,
     rewritesPrompt: false,
     echo: ["size", "quality", "output_format", "background"],
   },
@@ -132,6 +142,8 @@ export const PROFILES: Record<ProfileId, ImageProfile> = {
     outputCompression: true,
     moderation: ["auto", "low"],
     reportsUsage: false,
+    defaultResponseFormat: "b64_json",
+    streams: true,
     rewritesPrompt: false,
     echo: ["size", "quality", "output_format", "background"],
   },

@@ -12,16 +12,19 @@ export interface ImageCall {
   options: ImageOptions | undefined;
   images: InputFile[];
   mask?: InputFile | undefined;
+  /** Set for a streamed call: the previews per image it asks for. */
+  stream?: { partialImages: number } | undefined;
 }
 
 const C_ONLY_SIZES = new Set(["1536x1024", "1024x1536", "auto"]);
 const C_ONLY_QUALITIES = new Set(["low", "medium", "high"]);
 
-/** Spec 4.2: edits default to IMG_MODEL_A unless parameters specific to IMG_MODEL_C are used. */
+/** Spec 4.2: edits default to IMG_MODEL_A unless parameters specific to IMG_MODEL_C are used (streaming is one). */
 function defaultModel(call: ImageCall): string {
   if (call.op !== "edit") return "IMG_MODEL_A";
   const o = call.options;
   const cOnly =
+    !!call.stream ||
     call.images.length > 1 ||
     call.images.some((f) => /^image\/(jpeg|webp)$/.test(f.mimeType)) ||
     (!!o && (!!o.inputFidelity || !!o.outputFormat || !!o.background || !!o.moderation || o.outputCompression !== undefined || C_ONLY_QUALITIES.has(o.quality) || C_ONLY_SIZES.has(o.size)));

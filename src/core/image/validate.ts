@@ -86,7 +86,7 @@ export function checkOptions(op: Operation, profile: ImageProfile, model: string
     size,
     quality: resolvedQuality,
     style: profile.styles ? style || profile.defaultStyle || "" : "",
-    responseFormat: opts.responseFormat === ResponseFormat.B64_JSON ? "b64_json" : "url",
+    responseFormat: opts.responseFormat === ResponseFormat.B64_JSON ? "b64_json" : opts.responseFormat === ResponseFormat.URL ? "url" : profile.defaultResponseFormat,
     outputFormat: format,
     background: background === "transparent" ? "transparent" : "opaque",
     outputCompression: compression,
@@ -104,6 +104,20 @@ export function checkOptions(op: Operation, profile: ImageProfile, model: string
       user: opts.user,
     },
   };
+}
+
+export const MAX_PARTIAL_IMAGES = 3;
+
+/**
+ * A streamed call: only models that stream (as OpenAI refuses `stream` for
+ * the DALL-E models), 0 to 3 partial images, and images inline (the stream's
+ * events carry b64_json only).
+ */
+export function checkStream(profile: ImageProfile, partialImages: number, checked: CheckedOptions): void {
+  if (!profile.streams) throw paramError("stream", "unsupported_value", "Unsupported value: 'stream' does not support true with this model. Supported values are: false.");
+  if (partialImages < 0) throw integerBelow("partial_images", 0, partialImages);
+  if (partialImages > MAX_PARTIAL_IMAGES) throw integerAbove("partial_images", MAX_PARTIAL_IMAGES, partialImages);
+  if (checked.given.responseFormat === "url") throw paramError("response_format", "invalid_value", "Invalid value: 'url'. A streamed response carries its images as b64_json only.");
 }
 
 /** Output dimensions: the size itself, or for "auto" the first input image (edits) or 1024x1024. */

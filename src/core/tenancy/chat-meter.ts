@@ -15,7 +15,7 @@ import type { RateLimiter } from "./limiter.js";
 import { chatCost, type PriceTable } from "./prices.js";
 import { checkModel } from "./scope.js";
 import { globMatch } from "../routing/glob.js";
-import { watchStream } from "../transport-streams.js";
+import { peekFirst, watchStream } from "../transport-streams.js";
 
 /** Output tokens assumed for the reservation when the request sets no limit. */
 export const DEFAULT_RESERVED_OUTPUT = 4096;
@@ -36,31 +36,6 @@ export const usageCost = (prices: PriceTable, model: string, u: Usage | undefine
   });
 
 const totalTokens = (u: Usage | undefined) => Number((u?.inputTokens ?? 0n) + (u?.outputTokens ?? 0n) + (u?.cacheReadTokens ?? 0n) + (u?.cacheWriteTokens ?? 0n));
-
-/**
- * The first message of a stream, and a stream that yields it and everything
- * after it. A plain iterator, not an async generator: with a generator here
- * every stream's request objects (its ChatInput, the call's interceptor state)
- * reached the old generation, about 2.6 KB a stream, which under streaming
- * load meant a full collection every second or two and a p99 of 50-65 ms at
- * half load; with this iterator, about 0.15 KB (bench/README, ninth round).
- */
-async function peekFirst<T>(messages: AsyncIterable<T>): Promise<{ first: T | undefined; rest: AsyncIterable<T> }> {
-  const it = messages[Symbol.asyncIterator]();
-  const head = await it.next();
-  let sent = head.done === true;
-  const rest: AsyncIterable<T> = {
-    [Symbol.asyncIterator]: () => ({
-      next: () => {
-        if (sent) return it.next();
-        sent = true;
-        return Promise.resolve(head);
-      },
-      return: (v?: unknown) => it.return?.(v) ?? Promise.resolve({ done: true as const, value: undefined }),
-    }),
-  };
-  return { first: head.done ? undefined : head.value, rest };
-}
 
 export function chatMeterInterceptor(deps: { prices: PriceTable; budgets: Budgets; limiter: RateLimiter }): Interceptor {
   const generate = ChatService.method.generate;

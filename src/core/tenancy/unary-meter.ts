@@ -7,8 +7,11 @@
 // budget), refund it when the call fails. Calls whose service does not
 // record its own usage (image-bot submits, video) get one usage record here:
 // the credits charged, or status `error:<code>` and 0 credits on failure.
+// Streamed image calls are metered the same way, settled when their batch
+// (the stream's last message) comes and refunded when the stream ends
+// without it.
 import type { DescMethod } from "@bufbuild/protobuf";
-import type { Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { ImageService, type ImageBatch, type ImageOptions } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
@@ -24,6 +27,7 @@ import type { ModelResolver, Operation } from "../image/profiles.js";
 import type { ImageCall } from "../image/request-model.js";
 import { checkModel } from "./scope.js";
 import { DEFAULT_VIDEO_MODEL, DEFAULTS, LIMITS } from "../video/params.js";
+import { peekFirst, watchStream } from "../transport-streams.js";
 
 /** The usage fields a meter fills in (the interceptor adds key, format, credits, status, latency, request id). */
 export type MeteredUsage = Pick<UsageRecord, "model" | "channel" | "images" | "seconds">;
@@ -39,6 +43,8 @@ export interface Meter {
   usage?(req: unknown, res: unknown): MeteredUsage;
   /** Status of a successful call's record (default "ok"). */
   status?(res: unknown): string;
+  /** A server-streaming method: the response `actual` prices, when this message of the stream is it. */
+  final?(message: unknown): unknown;
 }
 
 interface ImageReq {
@@ -46,29 +52,35 @@ interface ImageReq {
   options?: ImageOptions;
   images?: InputFile[];
   image?: InputFile;
+  partialImages?: number;
 }
 interface ImageRes {
   batch?: ImageBatch;
 }
+interface ImageStreamRes {
+  event?: { case?: string; value?: unknown };
+}
 
 /** An image RPC's request as the image core reads it. */
-const imageCall = (op: Operation, r: unknown): ImageCall => {
+const imageCall = (op: Operation, r: unknown, streamed: boolean): ImageCall => {
   const q = r as ImageReq;
-  return { op, prompt: q.prompt ?? "", options: q.options, images: q.images ?? (q.image ? [q.image] : []) };
+  return { op, prompt: q.prompt ?? "", options: q.options, images: q.images ?? (q.image ? [q.image] : []), ...(streamed ? { stream: { partialImages: q.partialImages ?? 0 } } : {}) };
 };
 
 /**
  * Images are priced as the service will run them (price.ts), defaults
  * applied; ImageService records its own usage, so no `usage` here. Without
- * the image models (no image service) nothing is priced.
+ * the image models (no image service) nothing is priced. A streamed call is
+ * priced at its batch, the stream's last message (previews cost nothing).
  */
-const imageMeter = (op: Operation, models: ModelResolver | undefined): Meter => ({
-  model: (r) => (models ? imageModelName(models, imageCall(op, r)) : (r as ImageReq).options?.model ?? ""),
-  estimate: (p, r) => (models ? imageRequestEstimate(p, models, imageCall(op, r)) : 0),
+const imageMeter = (op: Operation, models: ModelResolver | undefined, streamed = false): Meter => ({
+  model: (r) => (models ? imageModelName(models, imageCall(op, r, streamed)) : (r as ImageReq).options?.model ?? ""),
+  estimate: (p, r) => (models ? imageRequestEstimate(p, models, imageCall(op, r, streamed)) : 0),
   actual: (p, r, res) => {
     const batch = (res as ImageRes).batch;
-    return models && batch ? imageCallCost(p, models, imageCall(op, r), batch) : 0;
+    return models && batch ? imageCallCost(p, models, imageCall(op, r, streamed), batch) : 0;
   },
+  ...(streamed ? { final: (m: unknown) => ((m as ImageStreamRes).event?.case === "batch" ? { batch: (m as ImageStreamRes).event!.value } : undefined) } : {}),
 });
 
 interface VideoReq {
@@ -150,6 +162,8 @@ export function meters(imageModels?: ModelResolver): Map<DescMethod, Meter> {
     [ImageService.method.generateImages, imageMeter("generate", imageModels)],
     [ImageService.method.editImages, imageMeter("edit", imageModels)],
     [ImageService.method.createImageVariations, imageMeter("variation", imageModels)],
+    [ImageService.method.streamGenerateImages, imageMeter("generate", imageModels, true)],
+    [ImageService.method.streamEditImages, imageMeter("edit", imageModels, true)],
     [VideoService.method.createVideo, videoMeter],
     // A remix's model and length are only known from the source video: reserve the worst case (the dearest
     // per-second price for the longest video), settle at what was made.
@@ -174,22 +188,31 @@ export function unaryMeterInterceptor(deps: UnaryMeterDeps): Interceptor {
   // Calls without a meter pass straight through (no async frame of their own).
   return (next) => (req) => {
     const meter = table.get(req.method);
-    const p = meter && !req.stream ? req.contextValues.get(principalKey) : undefined;
-    if (!meter || !p || req.stream) return next(req);
-    return metered(next, req, meter, p);
+    const p = meter ? req.contextValues.get(principalKey) : undefined;
+    if (!meter || !p) return next(req);
+    if (req.stream) return meter.final ? peekThenMeter(next, req, meter, p) : next(req);
+    return metered(next, req, meter, p, req.message);
   };
 
-  async function metered(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], meter: Meter, p: Principal) {
-    const model = meter.model(req.message);
+  /** A server-streaming call carries its one request message as a stream: read it, then hand it on. */
+  async function peekThenMeter(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], meter: Meter, p: Principal) {
+    const peeked = await peekFirst(req.message as AsyncIterable<unknown>);
+    req = { ...req, message: peeked.rest } as typeof req;
+    if (peeked.first === undefined) return next(req);
+    return metered(next, req, meter, p, peeked.first);
+  }
+
+  async function metered(next: Parameters<Interceptor>[0], req: Parameters<ReturnType<Interceptor>>[0], meter: Meter, p: Principal, message: unknown) {
+    const model = meter.model(message);
     if (model) checkModel(p, model);
-    const hold = await deps.budgets.reserve(p, meter.estimate(deps.prices, req.message));
+    const hold = await deps.budgets.reserve(p, meter.estimate(deps.prices, message));
     const recorder = deps.usage && meter.usage ? deps.usage : undefined;
     const note: UsageNote = {};
     if (recorder) req.contextValues.set(usageNoteKey, note);
     const started = now();
     const record = (res: unknown, credits: number, status: string) => {
       if (!recorder) return;
-      const u = meter.usage!(req.message, res);
+      const u = meter.usage!(message, res);
       recordQuietly(recorder, {
         time: started,
         keyId: p.keyId,
@@ -206,22 +229,42 @@ export function unaryMeterInterceptor(deps: UnaryMeterDeps): Interceptor {
         requestId: req.contextValues.get(requestIdKey),
       });
     };
+    const failed = async (err: unknown) => {
+      await hold.refund();
+      record(undefined, 0, `error:${asConnectError(err).code}`);
+    };
+    /** Charges what the response cost. */
+    const settle = async (res: unknown) => {
+      const cost = meter.actual(deps.prices, message, res);
+      // A key with a budget pays at most what it reserved; on one without, a call whose price was
+      // unknown before it ran is charged what it cost.
+      const credits = p.budget > 0 ? Math.min(cost, hold.reserved) : cost;
+      if (hold.reserved === 0) await deps.budgets.charge(p.keyId, credits);
+      else await hold.settle(credits);
+      record(res, credits, meter.status?.(res) ?? "ok");
+    };
     let res;
     try {
       res = await next(req);
     } catch (err) {
-      await hold.refund();
-      record(undefined, 0, `error:${asConnectError(err).code}`);
+      await failed(err);
       throw err;
     }
-    if (res.stream) return res;
-    const cost = meter.actual(deps.prices, req.message, res.message);
-    // A key with a budget pays at most what it reserved; on one without, a call whose price was
-    // unknown before it ran is charged what it cost.
-    const credits = p.budget > 0 ? Math.min(cost, hold.reserved) : cost;
-    if (hold.reserved === 0) await deps.budgets.charge(p.keyId, credits);
-    else await hold.settle(credits);
-    record(res.message, credits, meter.status?.(res.message) ?? "ok");
-    return res;
+    if (!res.stream) {
+      await settle(res.message);
+      return res;
+    }
+    if (!meter.final) return res;
+    // A stream is charged once its priced message came, refunded when it ended without it.
+    let final: unknown;
+    return {
+      ...res,
+      message: watchStream(res.message, {
+        each: (m) => {
+          final ??= meter.final!(m);
+        },
+        end: (how) => (final !== undefined ? settle(final) : failed(how.error ?? new ConnectError("the stream ended before its result", Code.Canceled))),
+      }),
+    };
   }
 }

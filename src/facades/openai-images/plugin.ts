@@ -1,5 +1,6 @@
 // POST /v1/images/generations (JSON), /v1/images/edits and /v1/images/variations
-// (multipart), in the OpenAI Images shape, through the core's ImageService.
+// (multipart), in the OpenAI Images shape, through the core's ImageService;
+// generations and edits with `stream: true` as server-sent events (sse.ts).
 // Multipart parsing, hooks and the error handler stay inside this plugin; every
 // failure under /v1/images, unknown routes included, answers in the OpenAI
 // error shape.
@@ -12,15 +13,18 @@ import { bearerToken } from "../../core/auth/interceptor.js";
 import { URL_BASE_HEADER } from "../../core/image/image-service.js";
 import { MAX_INPUT_BYTES, MAX_INPUT_IMAGES, MAX_MASK_BYTES, modelResolver } from "../../core/image/profiles.js";
 import type { FacadeOptions } from "../../server/facades.js";
-import { coreCallOptions } from "../shared/call.js";
+import { coreCallOptions, streamCall } from "../shared/call.js";
 import { closeIfUnread } from "../shared/upload-cap.js";
 import { facadeError, FacadeError, fromConnectError, wireError, type WireError } from "./errors.js";
 import { readForm, typedFields } from "./multipart.js";
-import { fromCoreBatch, toCoreEdit, toCoreGenerate, toCoreVariation } from "./translate.js";
+import { writeImagesStream, type StreamMessage } from "./sse.js";
+import { fromCoreBatch, toCoreEdit, toCoreGenerate, toCoreStreamEdit, toCoreStreamGenerate, toCoreVariation } from "./translate.js";
 import * as wire from "./wire.js";
 
 /** The format name keys are scoped by (core/tenancy/scope.ts). */
 const FORMAT = "images";
+/** Quiet time after which a stream gets a keep-alive comment. */
+const HEARTBEAT_MS = 15_000;
 
 function send(req: FastifyRequest, reply: FastifyReply, e: WireError): FastifyReply {
   closeIfUnread(req, reply);
@@ -57,10 +61,6 @@ function parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | 
   return r.data;
 }
 
-function refuseStreaming(b: { stream?: boolean | null | undefined }): void {
-  if (b.stream) throw facadeError(400, "Streaming is not supported for images by this gateway; omit 'stream'.", "stream", "unsupported_value");
-}
-
 export const openaiImagesFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps }) => {
   const images = createClient(ImageService, deps.core.transport);
   const models = modelResolver(deps.config.images.aliases);
@@ -79,6 +79,22 @@ export const openaiImagesFacade: FastifyPluginAsync<FacadeOptions> = async (app,
     const base = host ? `${req.protocol}://${host}` : "";
     return { ...opts, headers: { ...(opts.headers as Record<string, string>), ...(base ? { [URL_BASE_HEADER]: base } : {}) } };
   };
+
+  /**
+   * A streamed call: the first message is read before the 200 goes out, so
+   * that errors the core raises up front (validation, a model that does not
+   * stream, budgets) keep their status; the rest goes out as server-sent events.
+   */
+  async function stream(req: FastifyRequest, reply: FastifyReply, prefix: wire.StreamPrefix, it: AsyncIterator<StreamMessage>): Promise<void> {
+    const first = await it.next();
+    reply.hijack();
+    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
+    reply.raw.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
+    const onError = (err: unknown) => {
+      if (toWire(err).status >= 500) req.log.warn({ err }, "openai images stream failed after the 200");
+    };
+    void writeImagesStream(it, first, reply.raw, { prefix, heartbeatMs: HEARTBEAT_MS, onError }).catch((err: unknown) => req.log.error({ err }, "openai images stream failed"));
+  }
 
   await app.register(
     async (scope: FastifyInstance) => {
@@ -105,7 +121,7 @@ export const openaiImagesFacade: FastifyPluginAsync<FacadeOptions> = async (app,
           throw facadeError(415, `Invalid Content-Type header (${req.headers["content-type"] ?? "none"}), expected application/json.`, null, "invalid_content_type");
         }
         const body = parse(wire.generationsBody, req.body);
-        refuseStreaming(body);
+        if (body.stream) return stream(req, reply, "image_generation", streamCall(deps.core.transport, ImageService.method.streamGenerateImages, toCoreStreamGenerate(body), call(req, reply)));
         const res = await images.generateImages(toCoreGenerate(body), call(req, reply));
         return reply.type("application/json").send(fromCoreBatch(res.batch));
       });
@@ -113,12 +129,12 @@ export const openaiImagesFacade: FastifyPluginAsync<FacadeOptions> = async (app,
       scope.post("/edits", async (req, reply) => {
         const form = await readForm(req, formLimits("edit"));
         const body = parse(wire.editFields, typedFields(omitFiles(form.fields), wire.NUMERIC_FIELDS, wire.BOOLEAN_FIELDS));
-        refuseStreaming(body);
         const imgs = form.files.filter((f) => wire.IMAGE_FIELD.test(f.field));
         const mask = form.files.find((f) => f.field === "mask");
         const stray = form.files.find((f) => !wire.IMAGE_FIELD.test(f.field) && f.field !== "mask");
         if (stray) throw facadeError(400, `Unknown parameter: '${stray.field}'.`, stray.field, "unknown_parameter");
         if (!imgs.length) throw facadeError(400, "Missing required parameter: 'image'.", "image", "missing_required_parameter");
+        if (body.stream) return stream(req, reply, "image_edit", streamCall(deps.core.transport, ImageService.method.streamEditImages, toCoreStreamEdit(body, imgs, mask), call(req, reply)));
         const res = await images.editImages(toCoreEdit(body, imgs, mask), call(req, reply));
         return reply.type("application/json").send(fromCoreBatch(res.batch));
       });

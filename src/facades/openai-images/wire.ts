@@ -1,7 +1,9 @@
-// The OpenAI Images API as clients send it (zod) and as they read it (types).
-// Unknown parameters are refused like OpenAI does. `seed` is a gateway
-// extension (the local engine is deterministic for a prompt and seed).
+// The OpenAI Images API as clients send it (zod) and as they read it (types),
+// streamed events included. Unknown parameters are refused like OpenAI does.
+// `seed` is a gateway extension (the local engine is deterministic for a
+// prompt and seed).
 import { z } from "zod";
+import { MAX_PARTIAL_IMAGES } from "../../core/image/validate.js";
 
 const str = z.string().nullish();
 const int = z.number().int().nullish();
@@ -22,7 +24,7 @@ const gptImage = {
   background: str,
   output_compression: int,
   moderation: str,
-  partial_images: int,
+  partial_images: z.number().int().min(0).max(MAX_PARTIAL_IMAGES).nullish(),
   stream: z.boolean().nullish(),
 };
 
@@ -55,6 +57,14 @@ export interface TokensDetails {
   image_tokens: number;
 }
 
+export interface Usage {
+  input_tokens: number;
+  input_tokens_details: TokensDetails;
+  output_tokens: number;
+  total_tokens: number;
+  output_tokens_details?: TokensDetails;
+}
+
 export interface ImagesResponse {
   created: number;
   data: ImageObject[];
@@ -62,13 +72,23 @@ export interface ImagesResponse {
   output_format?: string;
   quality?: string;
   size?: string;
-  usage?: {
-    input_tokens: number;
-    input_tokens_details: TokensDetails;
-    output_tokens: number;
-    total_tokens: number;
-    output_tokens_details?: TokensDetails;
-  };
+  usage?: Usage;
+}
+
+/** `image_generation` (generations) or `image_edit` (edits). */
+export type StreamPrefix = "image_generation" | "image_edit";
+
+/** `<prefix>.partial_image` and `<prefix>.completed`: one image each, as base64. */
+export interface ImageStreamEvent {
+  type: `${StreamPrefix}.partial_image` | `${StreamPrefix}.completed`;
+  b64_json: string;
+  background: string;
+  created_at: number;
+  output_format: string;
+  quality: string;
+  size: string;
+  partial_image_index?: number;
+  usage?: Usage;
 }
 
 export interface ErrorObject {
@@ -97,6 +117,9 @@ export function describeIssue(error: z.ZodError, input: unknown): ErrorObject {
   }
   if (issue.code === "too_small") {
     return { ...base, message: `Invalid '${param}': integer below minimum value. Expected a value >= ${String(issue.minimum)}, but got ${String(value)} instead.`, param, code: "integer_below_min_value" };
+  }
+  if (issue.code === "too_big") {
+    return { ...base, message: `Invalid '${param}': integer above maximum value. Expected a value <= ${String(issue.maximum)}, but got ${String(value)} instead.`, param, code: "integer_above_max_value" };
   }
   if (issue.code === "invalid_value") {
     const values = issue.values.map((v) => `'${String(v)}'`);

@@ -1,6 +1,8 @@
 // The only file that talks to an OpenAI-compatible upstream: one undici Pool
-// per channel, JSON and multipart POSTs, and downloads of result URLs.
+// per channel, JSON and multipart POSTs (whole or streamed), and downloads of
+// result URLs.
 import { Blob } from "node:buffer";
+import type { Readable } from "node:stream";
 import { FormData, Pool, request, type Dispatcher } from "undici";
 import type { ConnectError } from "@connectrpc/connect";
 import { Code } from "@connectrpc/connect";
@@ -22,9 +24,18 @@ export interface OpenAIClientOptions {
   bodyTimeoutMs?: number;
 }
 
+/** A 2xx answer to a streamed request: its content type and body, unread. */
+export interface StreamedAnswer {
+  contentType: string;
+  body: Readable;
+}
+
 export interface OpenAIClient {
   postJson(path: string, body: unknown, signal: AbortSignal, requestId: string): Promise<unknown>;
   postForm(path: string, fields: Array<[string, string]>, files: VendorFile[], signal: AbortSignal, requestId: string): Promise<unknown>;
+  /** The same POSTs asking for server-sent events; an error status is read and thrown as postJson does. */
+  streamJson(path: string, body: unknown, signal: AbortSignal, requestId: string): Promise<StreamedAnswer>;
+  streamForm(path: string, fields: Array<[string, string]>, files: VendorFile[], signal: AbortSignal, requestId: string): Promise<StreamedAnswer>;
   /** Fetches a result URL the upstream returned. */
   download(url: string, signal: AbortSignal): Promise<Uint8Array>;
   close(): Promise<void>;
@@ -46,15 +57,14 @@ export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
   const now = opts.now ?? Date.now;
   const maxDownload = opts.maxDownloadBytes ?? 64 * 1024 * 1024;
 
-  const send = async (path: string, body: string | FormData, contentType: string | undefined, signal: AbortSignal, requestId: string): Promise<unknown> => {
-    let res: Dispatcher.ResponseData;
+  const open = async (path: string, body: string | FormData, contentType: string | undefined, accept: string, signal: AbortSignal, requestId: string): Promise<Dispatcher.ResponseData> => {
     try {
-      res = await pool.request({
+      return await pool.request({
         path: prefix + path,
         method: "POST",
         headers: {
           authorization: `Bearer ${opts.apiKey}`,
-          accept: "application/json",
+          accept,
           ...(contentType ? { "content-type": contentType } : {}),
           ...(requestId ? { "x-client-request-id": requestId } : {}),
         },
@@ -64,6 +74,9 @@ export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
     } catch (err) {
       throw fromTransportError(err, opts.channel);
     }
+  };
+
+  const readAnswer = async (res: Dispatcher.ResponseData): Promise<unknown> => {
     let json: unknown;
     try {
       json = await readJson(res.body);
@@ -75,15 +88,36 @@ export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
     return json;
   };
 
+  const send = async (path: string, body: string | FormData, contentType: string | undefined, signal: AbortSignal, requestId: string): Promise<unknown> =>
+    readAnswer(await open(path, body, contentType, "application/json", signal, requestId));
+
+  const stream = async (path: string, body: string | FormData, contentType: string | undefined, signal: AbortSignal, requestId: string): Promise<StreamedAnswer> => {
+    const res = await open(path, body, contentType, "text/event-stream, application/json", signal, requestId);
+    // An error status is read whole and thrown from there.
+    if (res.statusCode >= 400) await readAnswer(res);
+    const type = res.headers["content-type"];
+    return { contentType: String(Array.isArray(type) ? type[0] : (type ?? "")).toLowerCase(), body: res.body };
+  };
+
+  const form = (fields: Array<[string, string]>, files: VendorFile[]): FormData => {
+    const f = new FormData();
+    for (const [k, v] of fields) f.append(k, v);
+    for (const file of files) f.append(file.field, new Blob([file.data], { type: file.mimeType }), file.filename);
+    return f;
+  };
+
   return {
     postJson(path, body, signal, requestId) {
       return send(path, JSON.stringify(body), "application/json", signal, requestId);
     },
     postForm(path, fields, files, signal, requestId) {
-      const form = new FormData();
-      for (const [k, v] of fields) form.append(k, v);
-      for (const f of files) form.append(f.field, new Blob([f.data], { type: f.mimeType }), f.filename);
-      return send(path, form, undefined, signal, requestId);
+      return send(path, form(fields, files), undefined, signal, requestId);
+    },
+    streamJson(path, body, signal, requestId) {
+      return stream(path, JSON.stringify(body), "application/json", signal, requestId);
+    },
+    streamForm(path, fields, files, signal, requestId) {
+      return stream(path, form(fields, files), undefined, signal, requestId);
     },
     async download(url, signal) {
       let u: URL;

@@ -89,6 +89,26 @@ export function fromVendorError(status: number, headers: Headers, body: unknown,
   return coreError(Code.Unknown, `The upstream provider answered with an unexpected status ${status}.`, { reason: "upstream_error", metadata });
 }
 
+/**
+ * An error event in the middle of a streamed answer (`{"type":"error","error":{...}}`,
+ * or the error's fields at the top): a refusal by the safety system, else the
+ * upstream's failure.
+ */
+export function fromStreamError(body: unknown, channel: string): ConnectError {
+  const b = body as { error?: unknown } | undefined;
+  const parsed = errorBody.safeParse(b && typeof b === "object" && b.error && typeof b.error === "object" ? b : { error: b ?? {} });
+  const code = parsed.success && parsed.data.error.code !== undefined && parsed.data.error.code !== null ? String(parsed.data.error.code) : "";
+  const metadata = { channel, upstream_status: "200" };
+  if (MODERATION.has(code)) {
+    return coreError(Code.InvalidArgument, "Your request was rejected as a result of the upstream safety system.", { reason: "moderation_blocked", metadata: { ...metadata, code: "moderation_blocked" } });
+  }
+  return coreError(Code.Unavailable, "The upstream provider failed to process the request.", {
+    reason: "upstream_error",
+    metadata,
+    cause: new UpstreamFailure("openai upstream sent an error event", 200, code, JSON.stringify(body ?? null).slice(0, 4096)),
+  });
+}
+
 /** Transport failures (no HTTP answer) -> ConnectError. */
 export function fromTransportError(err: unknown, channel: string): ConnectError {
   if (err instanceof ConnectError) return err;

@@ -4,6 +4,16 @@ import { z } from "zod";
 
 const tokensDetails = z.object({ text_tokens: z.number().int().default(0), image_tokens: z.number().int().default(0) }).loose();
 
+const usage = z
+  .object({
+    input_tokens: z.number().int().default(0),
+    output_tokens: z.number().int().default(0),
+    total_tokens: z.number().int().optional(),
+    input_tokens_details: tokensDetails.optional(),
+    output_tokens_details: tokensDetails.optional(),
+  })
+  .loose();
+
 export const imagesResponse = z
   .object({
     created: z.number().optional(),
@@ -18,20 +28,26 @@ export const imagesResponse = z
           .loose(),
       )
       .default([]),
-    usage: z
-      .object({
-        input_tokens: z.number().int().default(0),
-        output_tokens: z.number().int().default(0),
-        total_tokens: z.number().int().optional(),
-        input_tokens_details: tokensDetails.optional(),
-        output_tokens_details: tokensDetails.optional(),
-      })
-      .loose()
-      .nullish(),
+    usage: usage.nullish(),
   })
   .loose();
 
 export type ImagesResponse = z.infer<typeof imagesResponse>;
+
+/**
+ * One event of a streamed generation or edit (`image_generation.*`,
+ * `image_edit.*`): a partial image or a finished one, by the end of `type`.
+ */
+export const imageStreamEvent = z
+  .object({
+    type: z.string(),
+    b64_json: z.string().nullish(),
+    partial_image_index: z.number().int().nullish(),
+    usage: usage.nullish(),
+  })
+  .loose();
+
+export type ImageStreamEvent = z.infer<typeof imageStreamEvent>;
 
 export const errorBody = z
   .object({

@@ -38,6 +38,16 @@ t.test("defaults per profile", async (t) => {
   t.match(d, { n: 8, size: "1024x1024", quality: "medium", background: "transparent", outputCompression: 0, seed: 42 });
 });
 
+t.test("response_format: url by default for the DALL-E profiles, b64_json for the GPT image ones; an explicit value wins", async (t) => {
+  const expected = { IMG_MODEL_A: "url", IMG_MODEL_B: "url", IMG_MODEL_C: "b64_json", IMG_MODEL_D: "b64_json" } as const;
+  for (const [id, byDefault] of Object.entries(expected)) {
+    const p = PROFILES[id as keyof typeof PROFILES];
+    t.equal(checkOptions("generate", p, id, undefined).responseFormat, byDefault, `${id} unset`);
+    t.equal(checkOptions("generate", p, id, opts({ responseFormat: ResponseFormat.URL })).responseFormat, "url", `${id} url`);
+    t.equal(checkOptions("generate", p, id, opts({ responseFormat: ResponseFormat.B64_JSON })).responseFormat, "b64_json", `${id} b64_json`);
+  }
+});
+
 t.test("rule violations", async (t) => {
   const A = PROFILES.IMG_MODEL_A;
   const D = PROFILES.IMG_MODEL_D;

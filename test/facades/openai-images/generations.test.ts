@@ -114,7 +114,7 @@ t.test("IMG_MODEL_D: output formats, transparency, echoed fields, no usage", asy
   t.equal(alpha.min, 0, "some pixels fully transparent");
   t.equal(alpha.max, 255, "some pixels opaque");
 
-  const webp = await client.images.generate({ model: "gpt-image-1-mini", prompt: "a floating balloon", output_format: "webp", output_compression: 50 });
+  const webp = await client.images.generate({ model: "gpt-image-1-mini", prompt: "a floating balloon", output_format: "webp", output_compression: 50, response_format: "url" });
   t.equal(webp.output_format, "webp");
   const got = await fetchBytes(webp.data![0]!.url!);
   t.equal(got.type, "image/webp");

@@ -68,7 +68,11 @@ const rules: Rule[] = [
   { name: "unknown model", call: gen({ model: "no-such-model" }), param: "model", code: "invalid_value" },
   { name: "unknown parameter", call: gen({ colour: "red" }), param: "colour", code: "unknown_parameter" },
   { name: "prompt is a string", call: gen({ prompt: 42 }), param: "prompt", code: "invalid_type" },
-  { name: "streaming is refused", call: gen({ model: "IMG_MODEL_C", size: "1024x1024", stream: true }), param: "stream", code: "unsupported_value" },
+  { name: "IMG_MODEL_A does not stream", call: gen({ stream: true }), param: "stream", code: "unsupported_value" },
+  { name: "IMG_MODEL_B does not stream", call: gen({ model: "dall-e-3", size: "1024x1024", stream: true }), param: "stream", code: "unsupported_value" },
+  { name: "partial_images at most 3", call: gen({ model: "gpt-image-1", size: "1024x1024", stream: true, partial_images: 4 }), param: "partial_images", code: "integer_above_max_value" },
+  { name: "partial_images at least 0", call: gen({ model: "gpt-image-1", size: "1024x1024", stream: true, partial_images: -1 }), param: "partial_images", code: "integer_below_min_value" },
+  { name: "a stream carries b64_json only", call: gen({ model: "gpt-image-1-mini", size: "1024x1024", stream: true, response_format: "url" }), param: "response_format", code: "invalid_value" },
   // edits
   { name: "edits support IMG_MODEL_A and IMG_MODEL_C only", call: await edit({ model: "dall-e-3" }), param: "model", code: "invalid_value" },
   { name: "edit image is required", call: (c) => c.images.edit({ prompt: "a hat" } as never), param: "image", code: "missing_required_parameter" },
@@ -99,6 +103,8 @@ const rules: Rule[] = [
   { name: "IMG_MODEL_C edit quality high, medium, low", call: await edit({ model: "gpt-image-1", quality: "hd" }), param: "quality", code: "invalid_value" },
   { name: "input_fidelity is IMG_MODEL_C only", call: await edit({ model: "dall-e-2", input_fidelity: "high" }), param: "input_fidelity", code: "unsupported_parameter" },
   { name: "edit n at most 10", call: await edit({ n: 11 }), param: "n", code: "integer_above_max_value" },
+  { name: "IMG_MODEL_A edits do not stream", call: await edit({ model: "dall-e-2", stream: true }), param: "stream", code: "unsupported_value" },
+  { name: "edit partial_images at most 3", call: await edit({ model: "gpt-image-1", stream: true, partial_images: 9 }), param: "partial_images", code: "integer_above_max_value" },
   // variations
   { name: "variations are IMG_MODEL_A only", call: vary({ model: "gpt-image-1" }), param: "model", code: "invalid_value" },
   { name: "variation image is required", call: (c) => c.images.createVariation({} as never), param: "image", code: "missing_required_parameter" },

@@ -1,5 +1,7 @@
 // A fake OpenAI Images API on loopback (node:http). Its behaviour is chosen by
-// the upstream model name; every request is recorded for assertions.
+// the upstream model name; every request is recorded for assertions. A request
+// with `stream: true` is answered with server-sent events the way OpenAI
+// streams images (partial images, then one completed event per image).
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import sharp from "sharp";
@@ -96,6 +98,34 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         return send(200, { created: 1, data: [{ url: `${base}/cdn/missing.png` }] });
     }
     const n = Number(rec.json?.n ?? rec.parts?.find((p) => p.name === "n")?.value ?? 1);
+    const streamed = rec.json?.stream === true || rec.parts?.some((p) => p.name === "stream" && p.value === "true");
+    if (streamed && model !== "ignores-stream") {
+      const prefix = req.url?.endsWith("/edits") ? "image_edit" : "image_generation";
+      const partials = Number(rec.json?.partial_images ?? rec.parts?.find((p) => p.name === "partial_images")?.value ?? 0);
+      const common = { background: "opaque", created_at: 1, output_format: "png", quality: "low", size: "1024x1024" };
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const event = (data: Record<string, unknown>) => res.write(`event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`);
+      for (let i = 0; i < n; i++) {
+        for (let k = 0; k < partials; k++) event({ type: `${prefix}.partial_image`, b64_json: png.toString("base64"), partial_image_index: k, ...common });
+        if (model === "stream-error") {
+          event({ type: "error", error: { type: "server_error", code: "internal", message: `upstream broke ${UPSTREAM_KEY}`, param: null } });
+          return res.end();
+        }
+        if (model === "stream-moderated") {
+          res.write(`data: ${JSON.stringify({ error: { type: "image_generation_user_error", code: "moderation_blocked", message: "Your request was rejected.", param: null } })}\n\n`);
+          return res.end();
+        }
+        if (model === "stream-garbage") {
+          res.write("data: {not json\n\n");
+          return res.end();
+        }
+        if (model === "stream-empty") break;
+        const usage = { input_tokens: 5, input_tokens_details: { text_tokens: 3, image_tokens: 2 }, output_tokens: 40, total_tokens: 45 };
+        event({ type: `${prefix}.completed`, b64_json: png.toString("base64"), ...common, usage });
+      }
+      res.write("data: [DONE]\n\n");
+      return res.end();
+    }
     const data = Array.from({ length: n }, () => ({ b64_json: png.toString("base64"), ...(model.includes("dall-e-3") ? { revised_prompt: "An upstream-revised prompt." } : {}) }));
     const usage = model.startsWith("gpt-image") ? { input_tokens: 11, input_tokens_details: { text_tokens: 7, image_tokens: 4 }, output_tokens: 99, total_tokens: 110 } : undefined;
     return send(200, { created: 1, data, ...(usage ? { usage } : {}) });

@@ -2,8 +2,8 @@
 import t from "tap";
 import { Code } from "@connectrpc/connect";
 import { errorDetail, retryAfterSeconds } from "../../../src/core/errors.js";
-import { fromTransportError, fromVendorError, retryAfterMs } from "../../../src/providers/openai/errors.js";
-import { fromVendorImages, toVendorForm, toVendorGenerate } from "../../../src/providers/openai/images.js";
+import { fromStreamError, fromTransportError, fromVendorError, retryAfterMs } from "../../../src/providers/openai/errors.js";
+import { addUsage, fromVendorImages, fromVendorUsage, toVendorForm, toVendorGenerate } from "../../../src/providers/openai/images.js";
 import type { ImageJob } from "../../../src/providers/types.js";
 import { imagesResponse } from "../../../src/providers/openai/wire.js";
 
@@ -119,4 +119,34 @@ t.test("transport errors", async (t) => {
   t.equal(fromTransportError(Object.assign(new Error("x"), { code: "ECONNREFUSED" }), "c").code, Code.Unavailable);
   const ce = fromVendorError(500, {}, undefined, "c", 0);
   t.equal(fromTransportError(ce, "c"), ce, "ConnectErrors pass through");
+});
+
+t.test("a streamed job adds stream and partial_images", async (t) => {
+  t.same(toVendorGenerate(job({ partialImages: 0 }), "gpt-image-1"), { model: "gpt-image-1", prompt: "p", n: 1, partial_images: 0, stream: true });
+  const form = toVendorForm(job({ operation: "edit", images: [img("a.png")], partialImages: 2 }), "gpt-image-1");
+  t.same(form.fields, [["model", "gpt-image-1"], ["prompt", "p"], ["n", "1"], ["partial_images", "2"], ["stream", "true"]]);
+});
+
+t.test("usage of several completed events adds up", async (t) => {
+  const a = fromVendorUsage({ input_tokens: 5, output_tokens: 40, total_tokens: 45, input_tokens_details: { text_tokens: 3, image_tokens: 2 } });
+  const b = fromVendorUsage({ input_tokens: 0, output_tokens: 40, output_tokens_details: { text_tokens: 0, image_tokens: 40 } });
+  const sum = addUsage(a, b)!;
+  t.match(sum, { inputTokens: 5n, outputTokens: 80n, totalTokens: 85n, inputTokensDetails: { textTokens: 3n, imageTokens: 2n }, outputTokensDetails: { textTokens: 0n, imageTokens: 40n } });
+  t.equal(addUsage(undefined, b), b);
+  t.equal(addUsage(a, undefined), a);
+  t.equal(addUsage(a, fromVendorUsage({ input_tokens: 1, output_tokens: 1 }))!.outputTokensDetails, undefined, "no details on either side: none");
+});
+
+t.test("error events in a stream", async (t) => {
+  const moderated = fromStreamError({ type: "error", error: { code: "moderation_blocked", message: "no sk-123" } }, "ch");
+  t.equal(moderated.code, Code.InvalidArgument);
+  t.match(errorDetail(moderated), { reason: "moderation_blocked", metadata: { code: "moderation_blocked", channel: "ch" } });
+  const flat = fromStreamError({ type: "error", code: "content_policy_violation", message: "x" }, "ch");
+  t.equal(errorDetail(flat)?.reason, "moderation_blocked", "the error's fields at the top level");
+  for (const body of [{ error: { code: "server_error", message: "upstream words sk-123" } }, undefined, "text", { error: "flat string" }]) {
+    const e = fromStreamError(body, "ch");
+    t.equal(e.code, Code.Unavailable);
+    t.equal(errorDetail(e)?.reason, "upstream_error");
+    t.notMatch(e.message, /sk-123|upstream words/);
+  }
 });

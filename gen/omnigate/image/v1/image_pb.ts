@@ -13,7 +13,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file omnigate/image/v1/image.proto.
  */
 export const file_omnigate_image_v1_image: GenFile = /*@__PURE__*/
-  fileDesc("Ch1vbW5pZ2F0ZS9pbWFnZS92MS9pbWFnZS5wcm90bxIRb21uaWdhdGUuaW1hZ2UudjEi4wMKDEltYWdlT3B0aW9ucxINCgVtb2RlbBgBIAEoCRIJCgFuGAIgASgFEgwKBHNpemUYAyABKAkSDwoHcXVhbGl0eRgEIAEoCRINCgVzdHlsZRgFIAEoCRI6Cg9yZXNwb25zZV9mb3JtYXQYBiABKA4yIS5vbW5pZ2F0ZS5pbWFnZS52MS5SZXNwb25zZUZvcm1hdBIVCg1vdXRwdXRfZm9ybWF0GAcgASgJEhIKCmJhY2tncm91bmQYCCABKAkSHwoSb3V0cHV0X2NvbXByZXNzaW9uGAkgASgFSACIAQESEgoKbW9kZXJhdGlvbhgKIAEoCRIMCgR1c2VyGAsgASgJEhEKBHNlZWQYDCABKANIAYgBARIWCg5pbnB1dF9maWRlbGl0eRgNIAEoCRJICg12ZW5kb3JfZXh0cmFzGA8gAygLMjEub21uaWdhdGUuaW1hZ2UudjEuSW1hZ2VPcHRpb25zLlZlbmRvckV4dHJhc0VudHJ5GkwKEVZlbmRvckV4dHJhc0VudHJ5EgsKA2tleRgBIAEoCRImCgV2YWx1ZRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3Q6AjgBQhUKE19vdXRwdXRfY29tcHJlc3Npb25CBwoFX3NlZWQiWQoVR2VuZXJhdGVJbWFnZXNSZXF1ZXN0Eg4KBnByb21wdBgBIAEoCRIwCgdvcHRpb25zGAIgASgLMh8ub21uaWdhdGUuaW1hZ2UudjEuSW1hZ2VPcHRpb25zIrEBChFFZGl0SW1hZ2VzUmVxdWVzdBIOCgZwcm9tcHQYASABKAkSLQoGaW1hZ2VzGAIgAygLMh0ub21uaWdhdGUuY29tbW9uLnYxLklucHV0RmlsZRIrCgRtYXNrGAMgASgLMh0ub21uaWdhdGUuY29tbW9uLnYxLklucHV0RmlsZRIwCgdvcHRpb25zGAQgASgLMh8ub21uaWdhdGUuaW1hZ2UudjEuSW1hZ2VPcHRpb25zIn4KHENyZWF0ZUltYWdlVmFyaWF0aW9uc1JlcXVlc3QSLAoFaW1hZ2UYASABKAsyHS5vbW5pZ2F0ZS5jb21tb24udjEuSW5wdXRGaWxlEjAKB29wdGlvbnMYAiABKAsyHy5vbW5pZ2F0ZS5pbWFnZS52MS5JbWFnZU9wdGlvbnMiWQoOR2VuZXJhdGVkSW1hZ2USLwoEZmlsZRgBIAEoCzIhLm9tbmlnYXRlLmNvbW1vbi52MS5HZW5lcmF0ZWRGaWxlEhYKDnJldmlzZWRfcHJvbXB0GAIgASgJIj8KEkltYWdlVG9rZW5zRGV0YWlscxITCgt0ZXh0X3Rva2VucxgBIAEoAxIUCgxpbWFnZV90b2tlbnMYAiABKAMi2gEKCkltYWdlVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgDEhUKDW91dHB1dF90b2tlbnMYAiABKAMSFAoMdG90YWxfdG9rZW5zGAMgASgDEkMKFGlucHV0X3Rva2Vuc19kZXRhaWxzGAQgASgLMiUub21uaWdhdGUuaW1hZ2UudjEuSW1hZ2VUb2tlbnNEZXRhaWxzEkQKFW91dHB1dF90b2tlbnNfZGV0YWlscxgFIAEoCzIlLm9tbmlnYXRlLmltYWdlLnYxLkltYWdlVG9rZW5zRGV0YWlscyLoAQoKSW1hZ2VCYXRjaBIPCgdjcmVhdGVkGAEgASgDEjEKBmltYWdlcxgCIAMoCzIhLm9tbmlnYXRlLmltYWdlLnYxLkdlbmVyYXRlZEltYWdlEiwKBXVzYWdlGAMgASgLMh0ub21uaWdhdGUuaW1hZ2UudjEuSW1hZ2VVc2FnZRIVCg1vdXRwdXRfZm9ybWF0GAQgASgJEgwKBHNpemUYBSABKAkSDwoHcXVhbGl0eRgGIAEoCRISCgpiYWNrZ3JvdW5kGAcgASgJEg0KBW1vZGVsGAggASgJEg8KB2NoYW5uZWwYCSABKAkiRgoWR2VuZXJhdGVJbWFnZXNSZXNwb25zZRIsCgViYXRjaBgBIAEoCzIdLm9tbmlnYXRlLmltYWdlLnYxLkltYWdlQmF0Y2giQgoSRWRpdEltYWdlc1Jlc3BvbnNlEiwKBWJhdGNoGAEgASgLMh0ub21uaWdhdGUuaW1hZ2UudjEuSW1hZ2VCYXRjaCJNCh1DcmVhdGVJbWFnZVZhcmlhdGlvbnNSZXNwb25zZRIsCgViYXRjaBgBIAEoCzIdLm9tbmlnYXRlLmltYWdlLnYxLkltYWdlQmF0Y2gqaAoOUmVzcG9uc2VGb3JtYXQSHwobUkVTUE9OU0VfRk9STUFUX1VOU1BFQ0lGSUVEEAASFwoTUkVTUE9OU0VfRk9STUFUX1VSTBABEhwKGFJFU1BPTlNFX0ZPUk1BVF9CNjRfSlNPThACMswCCgxJbWFnZVNlcnZpY2USZQoOR2VuZXJhdGVJbWFnZXMSKC5vbW5pZ2F0ZS5pbWFnZS52MS5HZW5lcmF0ZUltYWdlc1JlcXVlc3QaKS5vbW5pZ2F0ZS5pbWFnZS52MS5HZW5lcmF0ZUltYWdlc1Jlc3BvbnNlElkKCkVkaXRJbWFnZXMSJC5vbW5pZ2F0ZS5pbWFnZS52MS5FZGl0SW1hZ2VzUmVxdWVzdBolLm9tbmlnYXRlLmltYWdlLnYxLkVkaXRJbWFnZXNSZXNwb25zZRJ6ChVDcmVhdGVJbWFnZVZhcmlhdGlvbnMSLy5vbW5pZ2F0ZS5pbWFnZS52MS5DcmVhdGVJbWFnZVZhcmlhdGlvbnNSZXF1ZXN0GjAub21uaWdhdGUuaW1hZ2UudjEuQ3JlYXRlSW1hZ2VWYXJpYXRpb25zUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_omnigate_common_v1_common]);
+  fileDesc("Ch1vbW5pZ2F0ZS9pbWFnZS92MS9pbWFnZS5wcm90bxIRb21uaWdhdGUuaW1hZ2UudjEi4wMKDEltYWdlT3B0aW9ucxINCgVtb2RlbBgBIAEoCRIJCgFuGAIgASgFEgwKBHNpemUYAyABKAkSDwoHcXVhbGl0eRgEIAEoCRINCgVzdHlsZRgFIAEoCRI6Cg9yZXNwb25zZV9mb3JtYXQYBiABKA4yIS5vbW5pZ2F0ZS5pbWFnZS52MS5SZXNwb25zZUZvcm1hdBIVCg1vdXRwdXRfZm9ybWF0GAcgASgJEhIKCmJhY2tncm91bmQYCCABKAkSHwoSb3V0cHV0X2NvbXByZXNzaW9uGAkgASgFSACIAQESEgoKbW9kZXJhdGlvbhgKIAEoCRIMCgR1c2VyGAsgASgJEhEKBHNlZWQYDCABKANIAYgBARIWCg5pbnB1dF9maWRlbGl0eRgNIAEoCRJICg12ZW5kb3JfZXh0cmFzGA8gAygLMjEub21uaWdhdGUuaW1hZ2UudjEuSW1hZ2VPcHRpb25zLlZlbmRvckV4dHJhc0VudHJ5GkwKEVZlbmRvckV4dHJhc0VudHJ5EgsKA2tleRgBIAEoCRImCgV2YWx1ZRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3Q6AjgBQhUKE19vdXRwdXRfY29tcHJlc3Npb25CBwoFX3NlZWQiWQoVR2VuZXJhdGVJbWFnZXNSZXF1ZXN0Eg4KBnByb21wdBgBIAEoCRIwCgdvcHRpb25zGAIgASgLMh8ub21uaWdhdGUuaW1hZ2UudjEuSW1hZ2VPcHRpb25zIrEBChFFZGl0SW1hZ2VzUmVxdWVzdBIOCgZwcm9tcHQYASABKAkSLQoGaW1hZ2VzGAIgAygLMh0ub21uaWdhdGUuY29tbW9uLnYxLklucHV0RmlsZRIrCgRtYXNrGAMgASgLMh0ub21uaWdhdGUuY29tbW9uLnYxLklucHV0RmlsZRIwCgdvcHRpb25zGAQgASgLMh8ub21uaWdhdGUuaW1hZ2UudjEuSW1hZ2VPcHRpb25zIn4KHENyZWF0ZUltYWdlVmFyaWF0aW9uc1JlcXVlc3QSLAoFaW1hZ2UYASABKAsyHS5vbW5pZ2F0ZS5jb21tb24udjEuSW5wdXRGaWxlEjAKB29wdGlvbnMYAiABKAsyHy5vbW5pZ2F0ZS5pbWFnZS52MS5JbWFnZU9wdGlvbnMidwobU3RyZWFtR2VuZXJhdGVJbWFnZXNSZXF1ZXN0Eg4KBnByb21wdBgBIAEoCRIwCgdvcHRpb25zGAIgASgLMh8ub21uaWdhdGUuaW1hZ2UudjEuSW1hZ2VPcHRpb25zEhYKDnBhcnRpYWxfaW1hZ2VzGAMgASgFIs8BChdTdHJlYW1FZGl0SW1hZ2VzUmVxdWVzdBIOCgZwcm9tcHQYASABKAkSLQoGaW1hZ2VzGAIgAygLMh0ub21uaWdhdGUuY29tbW9uLnYxLklucHV0RmlsZRIrCgRtYXNrGAMgASgLMh0ub21uaWdhdGUuY29tbW9uLnYxLklucHV0RmlsZRIwCgdvcHRpb25zGAQgASgLMh8ub21uaWdhdGUuaW1hZ2UudjEuSW1hZ2VPcHRpb25zEhYKDnBhcnRpYWxfaW1hZ2VzGAUgASgFIlkKDkdlbmVyYXRlZEltYWdlEi8KBGZpbGUYASABKAsyIS5vbW5pZ2F0ZS5jb21tb24udjEuR2VuZXJhdGVkRmlsZRIWCg5yZXZpc2VkX3Byb21wdBgCIAEoCSI/ChJJbWFnZVRva2Vuc0RldGFpbHMSEwoLdGV4dF90b2tlbnMYASABKAMSFAoMaW1hZ2VfdG9rZW5zGAIgASgDItoBCgpJbWFnZVVzYWdlEhQKDGlucHV0X3Rva2VucxgBIAEoAxIVCg1vdXRwdXRfdG9rZW5zGAIgASgDEhQKDHRvdGFsX3Rva2VucxgDIAEoAxJDChRpbnB1dF90b2tlbnNfZGV0YWlscxgEIAEoCzIlLm9tbmlnYXRlLmltYWdlLnYxLkltYWdlVG9rZW5zRGV0YWlscxJEChVvdXRwdXRfdG9rZW5zX2RldGFpbHMYBSABKAsyJS5vbW5pZ2F0ZS5pbWFnZS52MS5JbWFnZVRva2Vuc0RldGFpbHMi6AEKCkltYWdlQmF0Y2gSDwoHY3JlYXRlZBgBIAEoAxIxCgZpbWFnZXMYAiADKAsyIS5vbW5pZ2F0ZS5pbWFnZS52MS5HZW5lcmF0ZWRJbWFnZRIsCgV1c2FnZRgDIAEoCzIdLm9tbmlnYXRlLmltYWdlLnYxLkltYWdlVXNhZ2USFQoNb3V0cHV0X2Zvcm1hdBgEIAEoCRIMCgRzaXplGAUgASgJEg8KB3F1YWxpdHkYBiABKAkSEgoKYmFja2dyb3VuZBgHIAEoCRINCgVtb2RlbBgIIAEoCRIPCgdjaGFubmVsGAkgASgJIkYKFkdlbmVyYXRlSW1hZ2VzUmVzcG9uc2USLAoFYmF0Y2gYASABKAsyHS5vbW5pZ2F0ZS5pbWFnZS52MS5JbWFnZUJhdGNoIkIKEkVkaXRJbWFnZXNSZXNwb25zZRIsCgViYXRjaBgBIAEoCzIdLm9tbmlnYXRlLmltYWdlLnYxLkltYWdlQmF0Y2giTQodQ3JlYXRlSW1hZ2VWYXJpYXRpb25zUmVzcG9uc2USLAoFYmF0Y2gYASABKAsyHS5vbW5pZ2F0ZS5pbWFnZS52MS5JbWFnZUJhdGNoIswBCgxQYXJ0aWFsSW1hZ2USEwoLaW1hZ2VfaW5kZXgYASABKAUSGwoTcGFydGlhbF9pbWFnZV9pbmRleBgCIAEoBRIvCgRmaWxlGAMgASgLMiEub21uaWdhdGUuY29tbW9uLnYxLkdlbmVyYXRlZEZpbGUSDwoHY3JlYXRlZBgEIAEoAxIVCg1vdXRwdXRfZm9ybWF0GAUgASgJEgwKBHNpemUYBiABKAkSDwoHcXVhbGl0eRgHIAEoCRISCgpiYWNrZ3JvdW5kGAggASgJIpEBChxTdHJlYW1HZW5lcmF0ZUltYWdlc1Jlc3BvbnNlEjgKDXBhcnRpYWxfaW1hZ2UYASABKAsyHy5vbW5pZ2F0ZS5pbWFnZS52MS5QYXJ0aWFsSW1hZ2VIABIuCgViYXRjaBgCIAEoCzIdLm9tbmlnYXRlLmltYWdlLnYxLkltYWdlQmF0Y2hIAEIHCgVldmVudCKNAQoYU3RyZWFtRWRpdEltYWdlc1Jlc3BvbnNlEjgKDXBhcnRpYWxfaW1hZ2UYASABKAsyHy5vbW5pZ2F0ZS5pbWFnZS52MS5QYXJ0aWFsSW1hZ2VIABIuCgViYXRjaBgCIAEoCzIdLm9tbmlnYXRlLmltYWdlLnYxLkltYWdlQmF0Y2hIAEIHCgVldmVudCpoCg5SZXNwb25zZUZvcm1hdBIfChtSRVNQT05TRV9GT1JNQVRfVU5TUEVDSUZJRUQQABIXChNSRVNQT05TRV9GT1JNQVRfVVJMEAESHAoYUkVTUE9OU0VfRk9STUFUX0I2NF9KU09OEAIytgQKDEltYWdlU2VydmljZRJlCg5HZW5lcmF0ZUltYWdlcxIoLm9tbmlnYXRlLmltYWdlLnYxLkdlbmVyYXRlSW1hZ2VzUmVxdWVzdBopLm9tbmlnYXRlLmltYWdlLnYxLkdlbmVyYXRlSW1hZ2VzUmVzcG9uc2USWQoKRWRpdEltYWdlcxIkLm9tbmlnYXRlLmltYWdlLnYxLkVkaXRJbWFnZXNSZXF1ZXN0GiUub21uaWdhdGUuaW1hZ2UudjEuRWRpdEltYWdlc1Jlc3BvbnNlEnoKFUNyZWF0ZUltYWdlVmFyaWF0aW9ucxIvLm9tbmlnYXRlLmltYWdlLnYxLkNyZWF0ZUltYWdlVmFyaWF0aW9uc1JlcXVlc3QaMC5vbW5pZ2F0ZS5pbWFnZS52MS5DcmVhdGVJbWFnZVZhcmlhdGlvbnNSZXNwb25zZRJ5ChRTdHJlYW1HZW5lcmF0ZUltYWdlcxIuLm9tbmlnYXRlLmltYWdlLnYxLlN0cmVhbUdlbmVyYXRlSW1hZ2VzUmVxdWVzdBovLm9tbmlnYXRlLmltYWdlLnYxLlN0cmVhbUdlbmVyYXRlSW1hZ2VzUmVzcG9uc2UwARJtChBTdHJlYW1FZGl0SW1hZ2VzEioub21uaWdhdGUuaW1hZ2UudjEuU3RyZWFtRWRpdEltYWdlc1JlcXVlc3QaKy5vbW5pZ2F0ZS5pbWFnZS52MS5TdHJlYW1FZGl0SW1hZ2VzUmVzcG9uc2UwAWIGcHJvdG8z", [file_google_protobuf_struct, file_omnigate_common_v1_common]);
 
 /**
  * Options shared by the three operations. Empty strings mean "the model's default".
@@ -184,6 +184,78 @@ export const CreateImageVariationsRequestSchema: GenMessage<CreateImageVariation
   messageDesc(file_omnigate_image_v1_image, 3);
 
 /**
+ * The same request as GenerateImagesRequest, streamed.
+ *
+ * @generated from message omnigate.image.v1.StreamGenerateImagesRequest
+ */
+export type StreamGenerateImagesRequest = Message<"omnigate.image.v1.StreamGenerateImagesRequest"> & {
+  /**
+   * @generated from field: string prompt = 1;
+   */
+  prompt: string;
+
+  /**
+   * @generated from field: omnigate.image.v1.ImageOptions options = 2;
+   */
+  options?: ImageOptions | undefined;
+
+  /**
+   * Previews per image before the final one, 0 to 3.
+   *
+   * @generated from field: int32 partial_images = 3;
+   */
+  partialImages: number;
+};
+
+/**
+ * Describes the message omnigate.image.v1.StreamGenerateImagesRequest.
+ * Use `create(StreamGenerateImagesRequestSchema)` to create a new message.
+ */
+export const StreamGenerateImagesRequestSchema: GenMessage<StreamGenerateImagesRequest> = /*@__PURE__*/
+  messageDesc(file_omnigate_image_v1_image, 4);
+
+/**
+ * The same request as EditImagesRequest, streamed.
+ *
+ * @generated from message omnigate.image.v1.StreamEditImagesRequest
+ */
+export type StreamEditImagesRequest = Message<"omnigate.image.v1.StreamEditImagesRequest"> & {
+  /**
+   * @generated from field: string prompt = 1;
+   */
+  prompt: string;
+
+  /**
+   * @generated from field: repeated omnigate.common.v1.InputFile images = 2;
+   */
+  images: InputFile[];
+
+  /**
+   * @generated from field: omnigate.common.v1.InputFile mask = 3;
+   */
+  mask?: InputFile | undefined;
+
+  /**
+   * @generated from field: omnigate.image.v1.ImageOptions options = 4;
+   */
+  options?: ImageOptions | undefined;
+
+  /**
+   * Previews per image before the final one, 0 to 3.
+   *
+   * @generated from field: int32 partial_images = 5;
+   */
+  partialImages: number;
+};
+
+/**
+ * Describes the message omnigate.image.v1.StreamEditImagesRequest.
+ * Use `create(StreamEditImagesRequestSchema)` to create a new message.
+ */
+export const StreamEditImagesRequestSchema: GenMessage<StreamEditImagesRequest> = /*@__PURE__*/
+  messageDesc(file_omnigate_image_v1_image, 5);
+
+/**
  * @generated from message omnigate.image.v1.GeneratedImage
  */
 export type GeneratedImage = Message<"omnigate.image.v1.GeneratedImage"> & {
@@ -205,7 +277,7 @@ export type GeneratedImage = Message<"omnigate.image.v1.GeneratedImage"> & {
  * Use `create(GeneratedImageSchema)` to create a new message.
  */
 export const GeneratedImageSchema: GenMessage<GeneratedImage> = /*@__PURE__*/
-  messageDesc(file_omnigate_image_v1_image, 4);
+  messageDesc(file_omnigate_image_v1_image, 6);
 
 /**
  * @generated from message omnigate.image.v1.ImageTokensDetails
@@ -227,7 +299,7 @@ export type ImageTokensDetails = Message<"omnigate.image.v1.ImageTokensDetails">
  * Use `create(ImageTokensDetailsSchema)` to create a new message.
  */
 export const ImageTokensDetailsSchema: GenMessage<ImageTokensDetails> = /*@__PURE__*/
-  messageDesc(file_omnigate_image_v1_image, 5);
+  messageDesc(file_omnigate_image_v1_image, 7);
 
 /**
  * @generated from message omnigate.image.v1.ImageUsage
@@ -264,7 +336,7 @@ export type ImageUsage = Message<"omnigate.image.v1.ImageUsage"> & {
  * Use `create(ImageUsageSchema)` to create a new message.
  */
 export const ImageUsageSchema: GenMessage<ImageUsage> = /*@__PURE__*/
-  messageDesc(file_omnigate_image_v1_image, 6);
+  messageDesc(file_omnigate_image_v1_image, 8);
 
 /**
  * ImageBatch is the result of any of the three operations.
@@ -331,7 +403,7 @@ export type ImageBatch = Message<"omnigate.image.v1.ImageBatch"> & {
  * Use `create(ImageBatchSchema)` to create a new message.
  */
 export const ImageBatchSchema: GenMessage<ImageBatch> = /*@__PURE__*/
-  messageDesc(file_omnigate_image_v1_image, 7);
+  messageDesc(file_omnigate_image_v1_image, 9);
 
 /**
  * @generated from message omnigate.image.v1.GenerateImagesResponse
@@ -348,7 +420,7 @@ export type GenerateImagesResponse = Message<"omnigate.image.v1.GenerateImagesRe
  * Use `create(GenerateImagesResponseSchema)` to create a new message.
  */
 export const GenerateImagesResponseSchema: GenMessage<GenerateImagesResponse> = /*@__PURE__*/
-  messageDesc(file_omnigate_image_v1_image, 8);
+  messageDesc(file_omnigate_image_v1_image, 10);
 
 /**
  * @generated from message omnigate.image.v1.EditImagesResponse
@@ -365,7 +437,7 @@ export type EditImagesResponse = Message<"omnigate.image.v1.EditImagesResponse">
  * Use `create(EditImagesResponseSchema)` to create a new message.
  */
 export const EditImagesResponseSchema: GenMessage<EditImagesResponse> = /*@__PURE__*/
-  messageDesc(file_omnigate_image_v1_image, 9);
+  messageDesc(file_omnigate_image_v1_image, 11);
 
 /**
  * @generated from message omnigate.image.v1.CreateImageVariationsResponse
@@ -382,7 +454,135 @@ export type CreateImageVariationsResponse = Message<"omnigate.image.v1.CreateIma
  * Use `create(CreateImageVariationsResponseSchema)` to create a new message.
  */
 export const CreateImageVariationsResponseSchema: GenMessage<CreateImageVariationsResponse> = /*@__PURE__*/
-  messageDesc(file_omnigate_image_v1_image, 10);
+  messageDesc(file_omnigate_image_v1_image, 12);
+
+/**
+ * A preview of one image of a streamed call, in the request's output format.
+ *
+ * @generated from message omnigate.image.v1.PartialImage
+ */
+export type PartialImage = Message<"omnigate.image.v1.PartialImage"> & {
+  /**
+   * Which image of the request (0 to n-1).
+   *
+   * @generated from field: int32 image_index = 1;
+   */
+  imageIndex: number;
+
+  /**
+   * 0-based, in order, per image.
+   *
+   * @generated from field: int32 partial_image_index = 2;
+   */
+  partialImageIndex: number;
+
+  /**
+   * Inline bytes (data) and their mime type.
+   *
+   * @generated from field: omnigate.common.v1.GeneratedFile file = 3;
+   */
+  file?: GeneratedFile | undefined;
+
+  /**
+   * Unix seconds.
+   *
+   * @generated from field: int64 created = 4;
+   */
+  created: bigint;
+
+  /**
+   * What the batch will echo (ImageBatch's fields of the same names).
+   *
+   * @generated from field: string output_format = 5;
+   */
+  outputFormat: string;
+
+  /**
+   * @generated from field: string size = 6;
+   */
+  size: string;
+
+  /**
+   * @generated from field: string quality = 7;
+   */
+  quality: string;
+
+  /**
+   * @generated from field: string background = 8;
+   */
+  background: string;
+};
+
+/**
+ * Describes the message omnigate.image.v1.PartialImage.
+ * Use `create(PartialImageSchema)` to create a new message.
+ */
+export const PartialImageSchema: GenMessage<PartialImage> = /*@__PURE__*/
+  messageDesc(file_omnigate_image_v1_image, 13);
+
+/**
+ * One event of a streamed call: any number of partial images, then exactly
+ * one batch (the result GenerateImages would answer, images inline), then the
+ * end of the stream. A failure ends the stream with a ConnectError.
+ *
+ * @generated from message omnigate.image.v1.StreamGenerateImagesResponse
+ */
+export type StreamGenerateImagesResponse = Message<"omnigate.image.v1.StreamGenerateImagesResponse"> & {
+  /**
+   * @generated from oneof omnigate.image.v1.StreamGenerateImagesResponse.event
+   */
+  event: {
+    /**
+     * @generated from field: omnigate.image.v1.PartialImage partial_image = 1;
+     */
+    value: PartialImage;
+    case: "partialImage";
+  } | {
+    /**
+     * @generated from field: omnigate.image.v1.ImageBatch batch = 2;
+     */
+    value: ImageBatch;
+    case: "batch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message omnigate.image.v1.StreamGenerateImagesResponse.
+ * Use `create(StreamGenerateImagesResponseSchema)` to create a new message.
+ */
+export const StreamGenerateImagesResponseSchema: GenMessage<StreamGenerateImagesResponse> = /*@__PURE__*/
+  messageDesc(file_omnigate_image_v1_image, 14);
+
+/**
+ * As StreamGenerateImagesResponse, for edits.
+ *
+ * @generated from message omnigate.image.v1.StreamEditImagesResponse
+ */
+export type StreamEditImagesResponse = Message<"omnigate.image.v1.StreamEditImagesResponse"> & {
+  /**
+   * @generated from oneof omnigate.image.v1.StreamEditImagesResponse.event
+   */
+  event: {
+    /**
+     * @generated from field: omnigate.image.v1.PartialImage partial_image = 1;
+     */
+    value: PartialImage;
+    case: "partialImage";
+  } | {
+    /**
+     * @generated from field: omnigate.image.v1.ImageBatch batch = 2;
+     */
+    value: ImageBatch;
+    case: "batch";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message omnigate.image.v1.StreamEditImagesResponse.
+ * Use `create(StreamEditImagesResponseSchema)` to create a new message.
+ */
+export const StreamEditImagesResponseSchema: GenMessage<StreamEditImagesResponse> = /*@__PURE__*/
+  messageDesc(file_omnigate_image_v1_image, 15);
 
 /**
  * @generated from enum omnigate.image.v1.ResponseFormat
@@ -440,6 +640,25 @@ export const ImageService: GenService<{
     methodKind: "unary";
     input: typeof CreateImageVariationsRequestSchema;
     output: typeof CreateImageVariationsResponseSchema;
+  },
+  /**
+   * Generations and edits as server streams (models that stream: the GPT
+   * image profiles): partial images while the images are made, then the batch.
+   *
+   * @generated from rpc omnigate.image.v1.ImageService.StreamGenerateImages
+   */
+  streamGenerateImages: {
+    methodKind: "server_streaming";
+    input: typeof StreamGenerateImagesRequestSchema;
+    output: typeof StreamGenerateImagesResponseSchema;
+  },
+  /**
+   * @generated from rpc omnigate.image.v1.ImageService.StreamEditImages
+   */
+  streamEditImages: {
+    methodKind: "server_streaming";
+    input: typeof StreamEditImagesRequestSchema;
+    output: typeof StreamEditImagesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_omnigate_image_v1_image, 0);
