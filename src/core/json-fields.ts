@@ -59,3 +59,24 @@ export function standInPart(vendor: string, block: object, text: string): Part {
   return create(PartSchema, { kind: { case: "text", value: { text } }, vendorExtras: { [vendor]: block as JsonObject } });
 }
 
+
+const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Lays `extra` (what a client sent that the neutral model does not carry: its
+ * unknown fields, the unknown values of fields it knows) over the body a
+ * provider of the client's own vendor built, so that vendor gets the request as
+ * it was sent. Objects merge key by key into copies (neither input changes);
+ * anything else in `extra` wins.
+ */
+export function overlayFields(body: Record<string, unknown>, extra: JsonObject): void {
+  for (const k of Object.keys(extra)) {
+    const v = extra[k];
+    const b = body[k];
+    if (isObject(b) && isObject(v)) {
+      const copy: Record<string, unknown> = { ...b };
+      overlayFields(copy, v);
+      body[k] = copy;
+    } else body[k] = v;
+  }
+}

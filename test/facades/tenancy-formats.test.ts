@@ -65,7 +65,7 @@ t.test("generate-content (/v1beta)", async (t) => {
   const none = await raw("/v1beta/models/gemini-2.5-flash:generateContent", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
   t.equal(none.status, 401);
   t.match(await none.json(), { error: { code: 401, status: "UNAUTHENTICATED" } });
-  t.equal(await statusOf(call("sk-og-wrong")), 401);
+  t.equal(await statusOf(call("sk-og-wrong")), 400, "a wrong key: Google's 400 API_KEY_INVALID");
   t.equal(await statusOf(call(keys.wrongScope!)), 403);
   const poor = await raw(`/v1beta/models/priced-gemini:generateContent?key=${keys.poor}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
   t.equal(poor.status, 403);

@@ -61,3 +61,15 @@ export function authenticator(keys: KeyStore, opts: { ttlMs?: number; now?: () =
     },
   };
 }
+
+/**
+ * Whether a key is valid, for an edge that checks credentials before it reads
+ * or validates a body: a boolean at once when the cache knows the key (nearly
+ * always: a Map lookup, no promise), else a promise. The core checks the key
+ * again inside the call, from the same cache.
+ */
+export function keyIsValid(auth: Authenticator, secret: string): boolean | Promise<boolean> {
+  const known = auth.cached?.(secret);
+  if (known !== undefined) return known !== null;
+  return auth.verify(secret).then((p) => p !== undefined);
+}

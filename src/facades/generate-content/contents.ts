@@ -3,16 +3,36 @@
 // own Content), adjacent thought fragments become one Thinking part, and thought
 // signatures go back where the neutral model keeps them. Every neutral part
 // remembers where it came from, so errors the core raises about a part name
-// the wire field the client sent.
+// the wire field the client sent. A part's (or a content's) fields the
+// neutral part does not name, and a part of a kind newer than the gateway
+// (whole), ride in vendor_extras.gemini, for Gemini alone.
 import { gatewayFileId } from "./files.js";
 import { type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import { CodeOutcome, PartSchema, Role, TurnSchema, type Part, type Turn } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { invalidArgument } from "../../core/errors.js";
+import { unknownFields } from "../../core/json-fields.js";
 import { GEMINI, decodeThoughtSignature } from "./thought-signature.js";
 import type * as wire from "./wire.js";
 
 export const DATA_FIELDS = ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"] as const;
+/** The fields of a part the neutral part names; others (videoMetadata, mediaResolution, newer ones) ride with it for Gemini. */
+const PART_FIELDS: ReadonlySet<string> = new Set([...DATA_FIELDS, "thought", "thoughtSignature"]);
+const CONTENT_FIELDS: ReadonlySet<string> = new Set(["role", "parts"]);
+/** The fields of each data object the neutral kinds name (fileData is read in: its extras have no place). */
+const DATA_OBJECT_FIELDS: Partial<Record<(typeof DATA_FIELDS)[number], ReadonlySet<string>>> = {
+  inlineData: new Set(["mimeType", "data"]),
+  functionCall: new Set(["id", "name", "args"]),
+  functionResponse: new Set(["id", "name", "response", "parts"]),
+  executableCode: new Set(["language", "code"]),
+  codeExecutionResult: new Set(["outcome", "output"]),
+};
+const OUTCOMES: Record<string, CodeOutcome> = {
+  OUTCOME_UNSPECIFIED: CodeOutcome.UNSPECIFIED,
+  OUTCOME_OK: CodeOutcome.OK,
+  OUTCOME_FAILED: CodeOutcome.FAILED,
+  OUTCOME_DEADLINE_EXCEEDED: CodeOutcome.DEADLINE_EXCEEDED,
+};
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const MIME = /^[\w.+-]+\/[\w.+-]+$/;
 
@@ -49,11 +69,20 @@ function mediaOf(b: { mimeType: string; data: string }, field: string): Part {
   return part({ case: "media", value: { mimeType: b.mimeType, source: { case: "data", value: new Uint8Array(Buffer.from(data, "base64")) } } });
 }
 
-/** A media part's settings only Gemini reads, as the client sent them. */
-function mediaSettings(p: wire.Part): JsonObject {
-  const x: JsonObject = {};
-  if (p.videoMetadata) x.videoMetadata = p.videoMetadata as JsonObject;
-  if (p.mediaResolution) x.mediaResolution = p.mediaResolution as JsonObject;
+/**
+ * A part's fields only Gemini reads, as the client sent them: the part's own
+ * (a media part's videoMetadata), those inside its data object, and a newer
+ * code outcome. Undefined when there are none.
+ */
+function partExtras(p: wire.Part, kind: (typeof DATA_FIELDS)[number] | undefined): JsonObject | undefined {
+  let x = unknownFields(p, PART_FIELDS);
+  const known = kind && DATA_OBJECT_FIELDS[kind];
+  if (known) {
+    const data = p[kind] as JsonObject;
+    let d = unknownFields(data, known);
+    if (kind === "codeExecutionResult" && OUTCOMES[data.outcome as string] === undefined) (d ??= {}).outcome = data.outcome!;
+    if (d) (x ??= {})[kind] = d;
+  }
   return x;
 }
 
@@ -90,11 +119,8 @@ function dataPart(p: wire.Part, f: string, kind: (typeof DATA_FIELDS)[number] | 
       return part({ case: "text", value: { text: "" } });
     case "text":
       return textOrThought(p);
-    case "inlineData": {
-      const m = mediaOf(p.inlineData!, `${f}.inlineData`);
-      if (p.videoMetadata || p.mediaResolution) m.vendorExtras = { [GEMINI]: mediaSettings(p) };
-      return m;
-    }
+    case "inlineData":
+      return mediaOf(p.inlineData!, `${f}.inlineData`);
     case "fileData": {
       // One of this gateway's files (files.upload): the core reads it in before routing.
       const id = gatewayFileId(p.fileData!.fileUri);
@@ -126,12 +152,9 @@ function dataPart(p: wire.Part, f: string, kind: (typeof DATA_FIELDS)[number] | 
     }
     case "executableCode":
       return part({ case: "executableCode", value: { language: p.executableCode!.language ?? "PYTHON", code: p.executableCode!.code } });
-    case "codeExecutionResult": {
-      const outcome = { OUTCOME_UNSPECIFIED: CodeOutcome.UNSPECIFIED, OUTCOME_OK: CodeOutcome.OK, OUTCOME_FAILED: CodeOutcome.FAILED, OUTCOME_DEADLINE_EXCEEDED: CodeOutcome.DEADLINE_EXCEEDED }[
-        p.codeExecutionResult!.outcome
-      ];
-      return part({ case: "codeExecutionResult", value: { outcome, output: p.codeExecutionResult!.output ?? "" } });
-    }
+    case "codeExecutionResult":
+      // A newer outcome is unspecified here (and goes to Gemini as sent: partExtras).
+      return part({ case: "codeExecutionResult", value: { outcome: OUTCOMES[p.codeExecutionResult!.outcome] ?? CodeOutcome.UNSPECIFIED, output: p.codeExecutionResult!.output ?? "" } });
   }
 }
 
@@ -157,7 +180,8 @@ function addParts(c: wire.Content, at: string, ci: number, ids: CallIds, out: Pa
   for (let pi = 0; pi < c.parts.length; pi++) {
     const p = c.parts[pi]!;
     const kind = dataKind(p, at, ci, pi);
-    if (!p.thoughtSignature && kind === "text") {
+    const extras = partExtras(p, kind);
+    if (!p.thoughtSignature && kind === "text" && !extras) {
       // The common case: a text or thought part, no signature to place, no path to build.
       if (p.thought) {
         const prev = out[out.length - 1];
@@ -171,11 +195,18 @@ function addParts(c: wire.Content, at: string, ci: number, ids: CallIds, out: Pa
       origins.push({ at, c: ci, p: pi, sc: ci, sp: pi });
       continue;
     }
+    if (extras && kind === undefined) {
+      // A part of a kind newer than the gateway: whole, for Gemini alone (its signature with it).
+      out.push(create(PartSchema, { vendorExtras: { [GEMINI]: p as JsonObject } }));
+      origins.push({ at, c: ci, p: pi, sc: ci, sp: pi });
+      continue;
+    }
     const f = partPath(at, ci, pi);
     if (kind === undefined && !p.thoughtSignature) throw invalidArgument(`${f}: a part must set one of ${DATA_FIELDS.join(", ")}`, f);
     if (p.thought && kind !== "text") throw invalidArgument(`${f}.thought: only text parts can be thoughts`, `${f}.thought`);
     const sig = p.thoughtSignature ? decodeThoughtSignature(p.thoughtSignature, `${f}.thoughtSignature`) : undefined;
     const np = dataPart(p, f, kind, ids);
+    if (extras) np.vendorExtras = { [GEMINI]: extras };
     const last = out.length - 1;
     const prev = out[last];
     const openThought = prev?.kind.case === "thinking" && !prev.signature ? prev : undefined;
@@ -226,14 +257,18 @@ export function toCoreTurns(contents: wire.Content[], field = "contents"): Turns
   const ids = new CallIds();
   const turns: Turn[] = [];
   const origins: Origin[][] = [];
+  // A content with fields the turn does not name keeps them (for Gemini) in a turn of its own.
+  let ownTurn = false;
   for (let ci = 0; ci < contents.length; ci++) {
     const c = contents[ci]!;
     const role = ROLES[c.role || "user"];
     if (role === undefined) throw invalidArgument(`${field}[${ci}].role: ${JSON.stringify(c.role)} is not a valid role; use user or model`, `${field}[${ci}].role`);
     if (c.parts.length === 0) throw invalidArgument(`${field}[${ci}].parts: must contain at least one part`, `${field}[${ci}].parts`);
+    const extras = unknownFields(c, CONTENT_FIELDS);
     let turn = turns.at(-1);
-    if (!turn || turn.role !== role) {
-      turn = create(TurnSchema, { role });
+    if (!turn || turn.role !== role || extras || ownTurn) {
+      ownTurn = extras !== undefined;
+      turn = create(TurnSchema, extras ? { role, vendorExtras: { [GEMINI]: extras } } : { role });
       turns.push(turn);
       origins.push([]);
       if (role === Role.ASSISTANT) ids.newTurn();
@@ -264,9 +299,14 @@ export function originField(origins: Origin[][], field: string): string | undefi
 export function toCoreSystem(c: wire.Content | undefined, field = "systemInstruction"): Part[] {
   if (!c) return [];
   return c.parts.map((p, i) => {
+    const extras = unknownFields(p, PART_FIELDS);
+    // A part of a kind newer than the gateway: whole, for Gemini alone.
+    if (extras && DATA_FIELDS.every((k) => p[k] === undefined)) return create(PartSchema, { vendorExtras: { [GEMINI]: p as JsonObject } });
     if (p.text === undefined || DATA_FIELDS.some((k) => k !== "text" && p[k] !== undefined)) {
       throw invalidArgument(`${field}.parts[${i}]: a system instruction may only contain text`, `${field}.parts[${i}]`);
     }
-    return part({ case: "text", value: { text: p.text } });
+    const t = part({ case: "text", value: { text: p.text } });
+    if (extras) t.vendorExtras = { [GEMINI]: extras };
+    return t;
   });
 }

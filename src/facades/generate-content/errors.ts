@@ -96,9 +96,21 @@ export function badRequest(message: string, violations: { field: string; descrip
   ]);
 }
 
+/**
+ * A key the gateway does not know, in Google's words: 400 INVALID_ARGUMENT
+ * with reason API_KEY_INVALID (what the GenAI SDK and the Gemini CLI look for).
+ */
+export function apiKeyInvalidError(): WireError {
+  return status(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", [
+    { "@type": `${TYPE}ErrorInfo`, reason: "API_KEY_INVALID", domain: "googleapis.com", metadata: { service: "generativelanguage.googleapis.com" } },
+  ]);
+}
+
 /** A ConnectError from the core (or this facade) as a google.rpc.Status. */
 export function fromConnectError(err: ConnectError): WireError {
   const d = errorDetail(err);
+  // A key the core refused (this facade sends none only when the client sent none, which it answers itself).
+  if (err.code === Code.Unauthenticated && d?.reason === "invalid_api_key") return apiKeyInvalidError();
   // A file over the size limit is the body-limit error's status, whichever layer found it.
   const [http, name] = d?.reason === "request_too_large" ? [413, "PAYLOAD_TOO_LARGE"] : (TABLE[err.code] ?? [500, "INTERNAL"]);
   const details: Record<string, unknown>[] = [];

@@ -3,9 +3,11 @@
 // :streamGenerateContent (alt=sse or a JSON array), :countTokens, GET models,
 // and the cachedContents resource. It validates, translates to the neutral
 // chat model, calls the core, and translates back; errors leave as
-// google.rpc.Status bodies from ./errors.ts.
+// google.rpc.Status bodies from ./errors.ts. The key is checked first, from
+// the headers: a wrong one gets Google's 400 API_KEY_INVALID whatever the body holds.
 import { createClient, type CallOptions } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from "fastify";
+import { keyIsValid, type Authenticator } from "../../core/auth/authenticator.js";
 import type { z } from "zod";
 import { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { FileService } from "../../../gen/omnigate/file/v1/file_pb.js";
@@ -15,8 +17,9 @@ import { invalidArgument, unauthenticated } from "../../core/errors.js";
 import { promiseOf } from "../../core/iter.js";
 import type { FacadeOptions } from "../../server/facades.js";
 import { coreCallOptions, streamCall, unaryCall } from "../shared/call.js";
+import { closeIfUnread } from "../shared/upload-cap.js";
 import { fromCoreCachedContent, toCoreCachedContent, toCoreExpiry } from "./cached-contents.js";
-import { atOrigin, notFoundError, toWireError, type WireError } from "./errors.js";
+import { apiKeyInvalidError, atOrigin, notFoundError, toWireError, unauthenticatedError, type WireError } from "./errors.js";
 import { fileRoutes, uploadRoutes, type GeminiFilesOptions } from "./files.js";
 import { DEFAULT_PAGE_SIZE, fromCoreModel, modelId } from "./models.js";
 import { ChunkWriter, CONTENT_TYPES, primeStream, pumpStream, type StreamMode } from "./sse.js";
@@ -48,9 +51,13 @@ const queryValue = (req: FastifyRequest, ...names: string[]): string | undefined
 };
 
 /** The API key: ?key= (spec), x-goog-api-key (what the SDK sends), or a Bearer token. */
-function apiKey(req: FastifyRequest): string {
+function keyOf(req: FastifyRequest): string | undefined {
   const h = req.headers["x-goog-api-key"];
-  const key = (typeof h === "string" ? h : undefined) || queryValue(req, "key") || bearerToken(req.headers.authorization);
+  return (typeof h === "string" ? h : undefined) || queryValue(req, "key") || bearerToken(req.headers.authorization);
+}
+
+function apiKey(req: FastifyRequest): string {
+  const key = keyOf(req);
   if (!key) {
     throw unauthenticated(
       "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
@@ -69,6 +76,26 @@ function pageSize(req: FastifyRequest): number {
 
 export function sendWireError(reply: FastifyReply, w: WireError): FastifyReply {
   return reply.code(w.httpStatus).headers(w.headers).type("application/json; charset=utf-8").send(w.body);
+}
+
+/**
+ * An onRequest hook that checks the key before the body is read: missing, 401
+ * UNAUTHENTICATED; unknown, Google's 400 API_KEY_INVALID. Callback-style, and
+ * synchronous when the key cache knows the key (no promise per request).
+ */
+function keyChecks(auth: Authenticator) {
+  const refuse = (req: FastifyRequest, reply: FastifyReply, w: WireError) => {
+    closeIfUnread(req, reply);
+    sendWireError(reply, w);
+  };
+  return (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
+    const key = keyOf(req);
+    if (!key) return refuse(req, reply, unauthenticatedError());
+    const valid = keyIsValid(auth, key);
+    if (valid === true) return done();
+    if (valid === false) return refuse(req, reply, apiKeyInvalidError());
+    valid.then((ok) => (ok ? done() : refuse(req, reply, apiKeyInvalidError())), done);
+  };
 }
 
 export async function generateContentFacade(app: FastifyInstance, { deps }: FacadeOptions): Promise<void> {
@@ -152,8 +179,12 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
     countTokens,
   };
 
-  /** Routes under one version prefix; `modelsOpts` carries the wire constraint on shared /v1 paths. */
-  const routes = async (scope: FastifyInstance, modelsOpts: RouteShorthandOptions, version: string) => {
+  const onRequest = keyChecks(deps.auth);
+
+  /** Routes under one version prefix; `constrained` carries the wire constraint on shared /v1 paths. */
+  const routes = async (scope: FastifyInstance, constrained: RouteShorthandOptions, version: string) => {
+    const modelsOpts = { ...constrained, onRequest };
+    const keyed = { onRequest };
     fileRoutes(scope, filesApi, version, modelsOpts);
 
     scope.get("/models", modelsOpts, async (req, reply) => {
@@ -184,25 +215,25 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
       return action(req, reply, modelId(segment.slice(0, at)), opts);
     });
 
-    scope.post("/cachedContents", async (req, reply) => {
+    scope.post("/cachedContents", keyed, async (req, reply) => {
       const opts = call(req, reply);
       const body = parse(wire.cachedContent, req.body);
       const r = await chat.createCachedContent(toCoreCachedContent(body), opts);
       return fromCoreCachedContent(r.cachedContent!);
     });
 
-    scope.get("/cachedContents", async (req, reply) => {
+    scope.get("/cachedContents", keyed, async (req, reply) => {
       const opts = call(req, reply);
       const r = await chat.listCachedContents({ pageSize: pageSize(req), pageToken: queryValue(req, "pageToken", "page_token") ?? "" }, opts);
       return { cachedContents: r.cachedContents.map(fromCoreCachedContent), ...(r.nextPageToken ? { nextPageToken: r.nextPageToken } : {}) };
     });
 
-    scope.get<{ Params: { id: string } }>("/cachedContents/:id", async (req, reply) => {
+    scope.get<{ Params: { id: string } }>("/cachedContents/:id", keyed, async (req, reply) => {
       const r = await chat.getCachedContent({ name: `cachedContents/${req.params.id}` }, call(req, reply));
       return fromCoreCachedContent(r.cachedContent!);
     });
 
-    scope.patch<{ Params: { id: string } }>("/cachedContents/:id", async (req, reply) => {
+    scope.patch<{ Params: { id: string } }>("/cachedContents/:id", keyed, async (req, reply) => {
       const opts = call(req, reply);
       const body = parse(wire.cachedContentPatch, req.body ?? {});
       const expiry = toCoreExpiry(body, queryValue(req, "updateMask", "update_mask"));
@@ -210,7 +241,7 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
       return fromCoreCachedContent(r.cachedContent!);
     });
 
-    scope.delete<{ Params: { id: string } }>("/cachedContents/:id", async (req, reply) => {
+    scope.delete<{ Params: { id: string } }>("/cachedContents/:id", keyed, async (req, reply) => {
       await chat.deleteCachedContent({ name: `cachedContents/${req.params.id}` }, call(req, reply));
       return {};
     });

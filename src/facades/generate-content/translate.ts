@@ -1,6 +1,12 @@
 // generate-content request -> neutral ChatInput. Pure: no I/O, no clock.
 // Shape was checked by ./wire.ts; this checks meaning, and every error names
 // the wire field (contents[0].parts[1].fileData, generationConfig.responseSchema).
+//
+// What the neutral model cannot say rides in vendor_extras.gemini, for a
+// Gemini channel to get as sent: unknown fields (of the request, its
+// settings, a content, a part, a function declaration), parts and tools of
+// kinds the gateway does not know (whole), and enum values newer than it
+// (under their own field, the neutral field getting the nearest known value or none).
 import { type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import {
@@ -23,17 +29,34 @@ import {
   type ToolChoice,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { invalidArgument } from "../../core/errors.js";
+import { unknownFields } from "../../core/json-fields.js";
 import { toCoreSystem, toCoreTurns, type Origin } from "./contents.js";
 import { geminiToJsonSchema } from "./schema.js";
 import { GEMINI } from "./thought-signature.js";
 import type * as wire from "./wire.js";
-import { BUILTIN_TOOLS, RESPONSE_MIME_TYPES } from "./wire.js";
+import {
+  BUILTIN_TOOLS,
+  CALLING_MODES,
+  generationConfig,
+  HARM_CATEGORIES,
+  HARM_THRESHOLDS,
+  MEDIA_RESOLUTIONS,
+  MODELLED_REQUEST_FIELDS,
+  RESPONSE_MIME_TYPES,
+  RESPONSE_MODALITIES,
+  THINKING_LEVELS,
+} from "./wire.js";
 
 export { toCoreSystem, toCoreTurns };
 
 export const SOURCE_FORMAT = "generate-content";
 
 const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
+
+/** The declaration fields the neutral function tool names; the rest (behavior, response, newer ones) ride with it, for Gemini. */
+const DECLARATION_FIELDS = new Set(["name", "description", "parameters", "parametersJsonSchema"]);
+/** A tool's kinds the gateway knows; any other key of a tool is a kind newer than it. */
+const TOOL_KINDS = new Set<string>(["functionDeclarations", "codeExecution", ...BUILTIN_TOOLS]);
 
 function functionTool(d: wire.FunctionDeclaration, f: string): Tool {
   if (!FUNCTION_NAME.test(d.name)) {
@@ -45,8 +68,14 @@ function functionTool(d: wire.FunctionDeclaration, f: string): Tool {
     : d.parameters
       ? geminiToJsonSchema(d.parameters, `${f}.parameters`)
       : { type: "object", properties: {} };
-  return create(ToolSchema, { kind: { case: "function", value: { name: d.name, description: d.description ?? "", parameters } } });
+  const tool = create(ToolSchema, { kind: { case: "function", value: { name: d.name, description: d.description ?? "", parameters } } });
+  const extras = unknownFields(d, DECLARATION_FIELDS);
+  if (extras) tool.vendorExtras = { [GEMINI]: extras };
+  return tool;
 }
+
+/** A Gemini tool by its kind (a built-in, or one newer than the gateway): Gemini's alone, other vendors refuse it. */
+const vendorTool = (kind: string, config: JsonObject) => create(ToolSchema, { kind: { case: "vendor", value: { type: kind, name: kind, config, vendor: GEMINI } } });
 
 export function toCoreTools(tools: wire.Tool[] | undefined, field = "tools"): Tool[] {
   const out: Tool[] = [];
@@ -61,7 +90,14 @@ export function toCoreTools(tools: wire.Tool[] | undefined, field = "tools"): To
     if (t.codeExecution) out.push(create(ToolSchema, { kind: { case: "codeExecution", value: {} } }));
     for (const k of BUILTIN_TOOLS) {
       const cfg = t[k];
-      if (cfg) out.push(create(ToolSchema, { kind: { case: "vendor", value: { type: k, name: k, config: cfg as JsonObject } } }));
+      if (cfg) out.push(vendorTool(k, cfg as JsonObject));
+    }
+    const newer = unknownFields(t, TOOL_KINDS);
+    if (newer) {
+      for (const [k, cfg] of Object.entries(newer)) {
+        if (!cfg || typeof cfg !== "object" || Array.isArray(cfg)) throw invalidArgument(`${field}[${ti}].${k}: a tool's setting must be an object`, `${field}[${ti}].${k}`);
+        out.push(vendorTool(k, cfg));
+      }
     }
   });
   return out;
@@ -70,15 +106,24 @@ export function toCoreTools(tools: wire.Tool[] | undefined, field = "tools"): To
 type WireToolConfig = NonNullable<wire.GenerateContentRequest["toolConfig"]>;
 
 const MODES: Record<string, ToolChoiceMode> = { MODE_UNSPECIFIED: ToolChoiceMode.UNSPECIFIED, AUTO: ToolChoiceMode.AUTO, ANY: ToolChoiceMode.ANY, NONE: ToolChoiceMode.NONE, VALIDATED: ToolChoiceMode.AUTO };
+const KNOWN_MODES: ReadonlySet<string> = new Set(CALLING_MODES);
+const KNOWN_LEVELS: ReadonlySet<string> = new Set(THINKING_LEVELS);
+const KNOWN_RESOLUTIONS: ReadonlySet<string> = new Set(MEDIA_RESOLUTIONS);
+const KNOWN_MODALITIES: ReadonlySet<string> = new Set(RESPONSE_MODALITIES);
+const KNOWN_CATEGORIES: ReadonlySet<string> = new Set(HARM_CATEGORIES);
+const KNOWN_THRESHOLDS: ReadonlySet<string> = new Set(HARM_THRESHOLDS);
 
 /** toolConfig -> ToolChoice; `declared` is undefined when the tools may live in a cached content. */
 export function toCoreToolChoice(tc: WireToolConfig | undefined, declared: Set<string> | undefined, field = "toolConfig"): ToolChoice | undefined {
   const fc = tc?.functionCallingConfig;
   if (!fc) return undefined;
   const f = `${field}.functionCallingConfig`;
-  const mode = fc.mode ?? "MODE_UNSPECIFIED";
+  const sent = fc.mode ?? "MODE_UNSPECIFIED";
+  // A newer mode goes to Gemini as sent (requestExtras); the neutral choice leaves the mode unset.
+  const known = KNOWN_MODES.has(sent);
+  const mode = known ? sent : "MODE_UNSPECIFIED";
   const allowed = fc.allowedFunctionNames ?? [];
-  if (allowed.length && mode !== "ANY" && mode !== "VALIDATED") {
+  if (known && allowed.length && mode !== "ANY" && mode !== "VALIDATED") {
     throw invalidArgument(`${f}.allowedFunctionNames: only allowed when mode is ANY or VALIDATED`, `${f}.allowedFunctionNames`);
   }
   if (declared) {
@@ -128,20 +173,22 @@ export function toCoreConfig(gc: wire.GenerationConfig | undefined, field = "gen
   }
   const tc = gc.thinkingConfig;
   const budget = tc?.thinkingBudget;
+  const level = tc?.thinkingLevel;
   const thinking = tc
     ? create(ThinkingConfigSchema, {
         includeThoughts: tc.includeThoughts ?? false,
         ...(budget === 0 ? { enabled: false } : budget === -1 ? { enabled: true } : budget !== undefined ? { budgetTokens: budget } : {}),
-        ...(tc.thinkingLevel && tc.thinkingLevel !== "THINKING_LEVEL_UNSPECIFIED" ? { effort: tc.thinkingLevel.toLowerCase() } : {}),
+        ...(level && level !== "THINKING_LEVEL_UNSPECIFIED" && KNOWN_LEVELS.has(level) ? { effort: level.toLowerCase() } : {}),
       })
     : undefined;
   // Set field by field (no spread of a fresh object per optional field: this runs on every request).
   const init: MessageInitShape<typeof GenerationConfigSchema> = {
     stopSequences: gc.stopSequences ?? [],
     responseMimeType: mime,
-    responseModalities: (gc.responseModalities ?? []).map((m) => MODALITIES[m]!),
+    // Newer modalities and resolutions go to Gemini as sent (requestExtras); the neutral config keeps the known ones.
+    responseModalities: gc.responseModalities ? gc.responseModalities.flatMap((m) => (MODALITIES[m] !== undefined ? [MODALITIES[m]] : [])) : [],
     responseLogprobs: gc.responseLogprobs ?? false,
-    mediaResolution: MEDIA_RES[gc.mediaResolution ?? "MEDIA_RESOLUTION_UNSPECIFIED"],
+    mediaResolution: MEDIA_RES[gc.mediaResolution ?? "MEDIA_RESOLUTION_UNSPECIFIED"] ?? MediaResolution.UNSPECIFIED,
     enableEnhancedCivicAnswers: gc.enableEnhancedCivicAnswers ?? false,
   };
   if (gc.maxOutputTokens !== undefined) init.maxOutputTokens = gc.maxOutputTokens;
@@ -162,8 +209,11 @@ export function toCoreConfig(gc: wire.GenerationConfig | undefined, field = "gen
 
 const enumName = (wireName: string, prefix: string) => (wireName.startsWith(prefix) ? wireName.slice(prefix.length) : wireName);
 
+const knownSafety = (s: { category: string; threshold: string }) => KNOWN_CATEGORIES.has(s.category) && KNOWN_THRESHOLDS.has(s.threshold);
+
+/** Safety settings of known categories and thresholds (the others reach Gemini as sent: requestExtras). */
 export function toCoreSafety(list: wire.GenerateContentRequest["safetySettings"]): SafetySetting[] {
-  return (list ?? []).map((s) =>
+  return (list ?? []).filter(knownSafety).map((s) =>
     create(SafetySettingSchema, {
       category: HarmCategory[enumName(s.category, "HARM_CATEGORY_") as keyof typeof HarmCategory],
       threshold: HarmBlockThreshold[enumName(s.threshold, "HARM_BLOCK_THRESHOLD_") as keyof typeof HarmBlockThreshold],
@@ -171,18 +221,51 @@ export function toCoreSafety(list: wire.GenerateContentRequest["safetySettings"]
   );
 }
 
-/** Request settings only Gemini reads (serving hints, its grounding tools' settings), as sent; undefined when there are none. */
-function geminiOnly(req: wire.GenerateContentRequest): JsonObject | undefined {
-  let x: JsonObject | undefined;
-  if (req.serviceTier !== undefined) (x ??= {}).serviceTier = req.serviceTier;
-  if (req.labels !== undefined) (x ??= {}).labels = req.labels;
-  const tc = req.toolConfig;
-  if (tc && (tc.retrievalConfig !== undefined || tc.includeServerSideToolInvocations !== undefined)) {
-    const t: JsonObject = {};
-    if (tc.retrievalConfig !== undefined) t.retrievalConfig = tc.retrievalConfig as JsonObject;
-    if (tc.includeServerSideToolInvocations !== undefined) t.includeServerSideToolInvocations = tc.includeServerSideToolInvocations;
-    (x ??= {}).toolConfig = t;
+const TOOL_CONFIG_FIELDS = new Set(["functionCallingConfig"]);
+const CALLING_FIELDS = new Set(["mode", "allowedFunctionNames"]);
+const THINKING_FIELDS = new Set(["includeThoughts", "thinkingBudget", "thinkingLevel"]);
+const SAFETY_FIELDS = new Set(["category", "threshold"]);
+/** The generationConfig fields the neutral config maps (imageConfig and speechConfig whole). */
+const MODELLED_CONFIG = new Set(Object.keys(generationConfig.shape));
+
+/** What the client sent inside generationConfig that the neutral config cannot carry; undefined when nothing. */
+function configExtras(gc: wire.GenerationConfig): JsonObject | undefined {
+  let x = unknownFields(gc, MODELLED_CONFIG);
+  const tc = gc.thinkingConfig;
+  if (tc) {
+    let t = unknownFields(tc, THINKING_FIELDS);
+    if (tc.thinkingLevel !== undefined && !KNOWN_LEVELS.has(tc.thinkingLevel)) (t ??= {}).thinkingLevel = tc.thinkingLevel;
+    if (t) (x ??= {}).thinkingConfig = t;
   }
+  if (gc.mediaResolution !== undefined && !KNOWN_RESOLUTIONS.has(gc.mediaResolution)) (x ??= {}).mediaResolution = gc.mediaResolution;
+  if (gc.responseModalities?.some((m) => !KNOWN_MODALITIES.has(m))) (x ??= {}).responseModalities = gc.responseModalities;
+  return x;
+}
+
+/**
+ * What Gemini should get beyond what the neutral model says: unknown request
+ * fields (serviceTier, labels, newer ones), the tool settings beside the
+ * calling mode (retrievalConfig...), and newer values under their own field
+ * (a thinking level, a calling mode, a modality, safety settings with a
+ * newer category, threshold or method: then all of them, as sent).
+ * Undefined when there is nothing; a key walk of what the request sets.
+ */
+function requestExtras(req: wire.GenerateContentRequest): JsonObject | undefined {
+  let x = unknownFields(req, MODELLED_REQUEST_FIELDS);
+  const tc = req.toolConfig;
+  if (tc) {
+    let t = unknownFields(tc, TOOL_CONFIG_FIELDS);
+    const fc = tc.functionCallingConfig;
+    if (fc) {
+      let f = unknownFields(fc, CALLING_FIELDS);
+      if (fc.mode !== undefined && !KNOWN_MODES.has(fc.mode)) (f ??= {}).mode = fc.mode;
+      if (f) (t ??= {}).functionCallingConfig = f;
+    }
+    if (t) (x ??= {}).toolConfig = t;
+  }
+  const gc = req.generationConfig ? configExtras(req.generationConfig) : undefined;
+  if (gc) (x ??= {}).generationConfig = gc;
+  if (req.safetySettings?.some((s) => !knownSafety(s) || unknownFields(s, SAFETY_FIELDS))) (x ??= {}).safetySettings = req.safetySettings as JsonObject[];
   return x;
 }
 
@@ -223,7 +306,7 @@ export function toCoreRequest(req: wire.GenerateContentRequest, model: string, r
   };
   if (toolChoice) init.toolChoice = toolChoice;
   if (config) init.config = config;
-  const extras = geminiOnly(req);
+  const extras = requestExtras(req);
   if (extras) init.vendorExtras = { [GEMINI]: extras };
   const input = create(ChatInputSchema, init);
   // The core puts a cache's turns first, so its turn indexes no longer match.

@@ -1,7 +1,9 @@
 // The generate-content wire format (spec 4.4 / 2.6): zod shapes of what clients
 // send. Every object accepts camelCase and snake_case keys alike (the REST
-// examples use both). Unknown keys are dropped, so newer SDK fields never
-// break a request.
+// examples use both). Forward-compatible: unknown keys are kept (a newer
+// SDK's fields, part kinds and tool kinds), and so are enum values newer than
+// the gateway; they reach a Gemini channel as sent and are left out for other
+// vendors (./translate.ts, docs/translation.md).
 import { z } from "zod";
 import { sparse } from "../shared/sparse-object.js";
 
@@ -28,12 +30,12 @@ function planOf(s: z.ZodType): KeyPlan | undefined {
 }
 
 /**
- * A z.object whose keys may also arrive in snake_case, and where, as in
- * proto3 JSON, a null value means the field is not set. The renaming is done
- * by `request` below, for the whole body in one pass.
+ * An object (unknown keys kept) whose keys may also arrive in snake_case, and
+ * where, as in proto3 JSON, a null value means the field is not set. The
+ * renaming is done by `request` below, for the whole body in one pass.
  */
 export function obj<T extends z.ZodRawShape>(shape: T) {
-  const schema = sparse(z.object(shape));
+  const schema = sparse(z.looseObject(shape));
   const bySnake = new Map<string, string>();
   const children = new Map<string, KeyPlan>();
   for (const [k, v] of Object.entries(shape)) {
@@ -75,10 +77,12 @@ export function normalizeKeys(v: unknown, plan: KeyPlan): unknown {
     // Only a key with an underscore can be a snake_case spelling.
     if (k.indexOf("_") >= 0) {
       const camel = plan.bySnake.get(k);
-      if (camel !== undefined && !(camel in src)) {
+      if (camel !== undefined) {
         out ??= { ...src };
-        out[camel] = x;
         delete out[k];
+        // Sent in both spellings: camelCase wins.
+        if (camel in src) continue;
+        out[camel] = x;
         key = camel;
       }
     }
@@ -119,6 +123,8 @@ export const HARM_CATEGORIES = [
 ] as const;
 export const HARM_THRESHOLDS = ["HARM_BLOCK_THRESHOLD_UNSPECIFIED", "BLOCK_LOW_AND_ABOVE", "BLOCK_MEDIUM_AND_ABOVE", "BLOCK_ONLY_HIGH", "BLOCK_NONE", "OFF"] as const;
 export const CALLING_MODES = ["MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED"] as const;
+// The enum lists name the values the gateway maps; the schemas take any
+// string, and a newer value goes to Gemini as sent (translate.ts).
 export const MEDIA_RESOLUTIONS = ["MEDIA_RESOLUTION_UNSPECIFIED", "MEDIA_RESOLUTION_LOW", "MEDIA_RESOLUTION_MEDIUM", "MEDIA_RESOLUTION_HIGH"] as const;
 export const RESPONSE_MODALITIES = ["MODALITY_UNSPECIFIED", "TEXT", "IMAGE", "AUDIO", "VIDEO"] as const;
 export const RESPONSE_MIME_TYPES = ["text/plain", "application/json", "text/x.enum"] as const;
@@ -144,8 +150,8 @@ export const part = obj({
     response: jsonObject,
     parts: z.array(obj({ inlineData: blob.optional() })).optional(),
   }).optional(),
-  executableCode: obj({ language: z.enum(CODE_LANGUAGES).optional(), code: z.string() }).optional(),
-  codeExecutionResult: obj({ outcome: z.enum(CODE_OUTCOMES), output: z.string().optional() }).optional(),
+  executableCode: obj({ language: z.string().optional(), code: z.string() }).optional(),
+  codeExecutionResult: obj({ outcome: z.string(), output: z.string().optional() }).optional(),
   // Settings of a media part only Gemini reads (a video's clip and frame rate, a part's resolution): carried to Gemini as sent.
   videoMetadata: jsonObject.optional(),
   mediaResolution: jsonObject.optional(),
@@ -167,7 +173,7 @@ export const functionDeclaration = obj({
   parametersJsonSchema: jsonObject.optional(),
   response: jsonObject.optional(),
   responseJsonSchema: z.unknown().optional(),
-  behavior: z.enum(["UNSPECIFIED", "BLOCKING", "NON_BLOCKING"]).optional(),
+  behavior: z.string().optional(),
 });
 export type FunctionDeclaration = z.infer<typeof functionDeclaration>;
 
@@ -190,7 +196,7 @@ export type Tool = z.infer<typeof tool>;
 
 export const toolConfig = obj({
   functionCallingConfig: obj({
-    mode: z.enum(CALLING_MODES).optional(),
+    mode: z.string().optional(),
     allowedFunctionNames: z.array(z.string()).optional(),
   }).optional(),
   // For Gemini's own grounding tools (a location for Maps and Search) and its server-side tool calls: carried to Gemini as sent.
@@ -199,9 +205,9 @@ export const toolConfig = obj({
 });
 
 export const safetySetting = obj({
-  category: z.enum(HARM_CATEGORIES),
-  threshold: z.enum(HARM_THRESHOLDS),
-  method: z.enum(["HARM_BLOCK_METHOD_UNSPECIFIED", "SEVERITY", "PROBABILITY"]).optional(),
+  category: z.string(),
+  threshold: z.string(),
+  method: z.string().optional(),
 });
 
 // ---------------------------------------------------------------- generation config
@@ -232,7 +238,7 @@ export const speechConfig = obj({
 export const thinkingConfig = obj({
   includeThoughts: z.boolean().optional(),
   thinkingBudget: int().min(-1).optional(),
-  thinkingLevel: z.enum(THINKING_LEVELS).optional(),
+  thinkingLevel: z.string().optional(),
 });
 
 export const generationConfig = obj({
@@ -240,7 +246,7 @@ export const generationConfig = obj({
   responseMimeType: z.string().optional(),
   responseSchema: jsonObject.optional(),
   responseJsonSchema: z.unknown().optional(),
-  responseModalities: z.array(z.enum(RESPONSE_MODALITIES)).optional(),
+  responseModalities: z.array(z.string()).optional(),
   candidateCount: int().min(1).max(8).optional(),
   maxOutputTokens: int().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
@@ -255,7 +261,7 @@ export const generationConfig = obj({
   speechConfig: speechConfig.optional(),
   imageConfig: imageConfig.optional(),
   thinkingConfig: thinkingConfig.optional(),
-  mediaResolution: z.enum(MEDIA_RESOLUTIONS).optional(),
+  mediaResolution: z.string().optional(),
 });
 export type GenerationConfig = z.infer<typeof generationConfig>;
 
@@ -275,6 +281,9 @@ const requestShape = {
   serviceTier: z.string().optional(),
   labels: z.record(z.string(), z.string()).optional(),
 };
+
+/** Request fields the neutral model names; the rest go to Gemini as sent (model: countTokens' copy of the path's). */
+export const MODELLED_REQUEST_FIELDS = new Set(["contents", "systemInstruction", "tools", "toolConfig", "safetySettings", "generationConfig", "cachedContent", "model"]);
 
 export const generateContentRequest = request(obj(requestShape));
 export type GenerateContentRequest = z.infer<typeof generateContentRequest>;

@@ -73,7 +73,8 @@ export interface Described {
 type Path = PropertyKey[];
 
 const isRootTypeMiss = (i: Issue) => i.path.length === 0 && i.code === "invalid_type";
-const isTagMiss = (i: Issue) => i.path.length === 1 && i.path[0] === "type" && (i.code === "invalid_value" || i.code === "invalid_format" || i.code === "invalid_type");
+// "custom": a branch for types the gateway does not know, refusing a known one.
+const isTagMiss = (i: Issue) => i.path.length === 1 && i.path[0] === "type" && (i.code === "invalid_value" || i.code === "invalid_format" || i.code === "invalid_type" || i.code === "custom");
 
 function describe(iss: Issue, prefix: Path): Described {
   const path = [...prefix, ...iss.path];

@@ -1,14 +1,16 @@
 // The Messages facade: POST /v1/messages, POST /v1/messages/count_tokens,
 // the Files API (/v1/files, files.ts) and the Anthropic-shaped GET /v1/models
-// (selected by the anthropic-version header). It authenticates by presence only (the core checks the key),
-// validates with zod, translates to the neutral model and back, and renders
-// every error, its own and fastify's, as an Anthropic error body.
+// (selected by the anthropic-version header). It checks the key first, from
+// the headers (a wrong key is a 401 whatever the body holds, as on Anthropic's
+// API), validates with zod, translates to the neutral model and back, and
+// renders every error, its own and fastify's, as an Anthropic error body.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import type { z } from "zod";
 import { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { FileService } from "../../../gen/omnigate/file/v1/file_pb.js";
 import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
+import { keyIsValid, type Authenticator } from "../../core/auth/authenticator.js";
 import { bearerToken } from "../../core/auth/interceptor.js";
 import { randomHex } from "../../core/ids.js";
 import type { FacadeOptions } from "../../server/facades.js";
@@ -48,15 +50,17 @@ function sendError(req: FastifyRequest, reply: FastifyReply, e: WireError, cause
   return reply.code(e.status).type("application/json").send(errorBody(e, req.id));
 }
 
+type Hook = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
+
 /**
  * The header checks every Messages call makes before its body is read: the
- * key (401), anthropic-version and a JSON content type (400), in that order.
- * One callback-style hook (an async hook costs a promise per request); a
- * refusal sends the error and does not call done.
+ * key, present (401) and valid (401), then anthropic-version and a JSON
+ * content type (400), in that order. One callback-style hook (an async hook
+ * costs a promise per request; so does the key check only when the key cache
+ * does not know the key); a refusal sends the error and does not call done.
  */
-function headerChecks(opts: { version: boolean; json: boolean }) {
-  return (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    if (!apiKeyOf(req.headers)) return void sendError(req, reply, { status: 401, type: "authentication_error", message: "x-api-key header is required" });
+function headerChecks(auth: Authenticator, opts: { version: boolean; json: boolean }): Hook {
+  const rest = (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (opts.version && !req.headers["anthropic-version"]) return void sendError(req, reply, invalidRequest("anthropic-version: header is required"));
     if (opts.json) {
       // A body that is not JSON (fastify parses text/plain too) is refused before it is parsed.
@@ -65,10 +69,16 @@ function headerChecks(opts: { version: boolean; json: boolean }) {
     }
     done();
   };
+  const refused = (req: FastifyRequest, reply: FastifyReply) => void sendError(req, reply, { status: 401, type: "authentication_error", message: "invalid x-api-key" });
+  return (req, reply, done) => {
+    const key = apiKeyOf(req.headers);
+    if (!key) return void sendError(req, reply, { status: 401, type: "authentication_error", message: "x-api-key header is required" });
+    const valid = keyIsValid(auth, key);
+    if (valid === true) return rest(req, reply, done);
+    if (valid === false) return refused(req, reply);
+    valid.then((ok) => (ok ? rest(req, reply, done) : refused(req, reply)), done);
+  };
 }
-const postChecks = headerChecks({ version: true, json: true });
-const keyCheck = headerChecks({ version: false, json: false });
-const versionedChecks = headerChecks({ version: true, json: false });
 
 /**
  * /v1/files is Anthropic's here, but OpenAI's API has the same path: a caller
@@ -76,12 +86,14 @@ const versionedChecks = headerChecks({ version: true, json: false });
  * and no version) gets the 404 an OpenAI client gets for any path this gateway
  * does not serve, not an Anthropic error about a header it never heard of.
  */
-function fileChecks(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  if (req.headers["anthropic-version"] === undefined && req.headers["x-api-key"] === undefined) {
-    const r = unknownUrlReply(req.url, "openai", req.id, req.method);
-    return void reply.code(r.status).type("application/json").send(r.body);
-  }
-  versionedChecks(req, reply, done);
+function fileChecks(versionedChecks: Hook): Hook {
+  return (req, reply, done) => {
+    if (req.headers["anthropic-version"] === undefined && req.headers["x-api-key"] === undefined) {
+      const r = unknownUrlReply(req.url, "openai", req.id, req.method);
+      return void reply.code(r.status).type("application/json").send(r.body);
+    }
+    versionedChecks(req, reply, done);
+  };
 }
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: WireError };
@@ -97,7 +109,7 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): Parsed<T> {
   return { ok: false, error: invalidRequest(issueText(describeIssues(r.error.issues))) };
 }
 
-function messageRoutes(chat: Client<typeof ChatService>, transport: Transport) {
+function messageRoutes(chat: Client<typeof ChatService>, transport: Transport, postChecks: Hook) {
   return async (scope: FastifyInstance) => {
     scope.setErrorHandler((err, req, reply) => sendError(req, reply, toWireError(err), err));
     scope.setNotFoundHandler((req, reply) => sendError(req, reply, { status: 404, type: "not_found_error", message: `no route ${req.method} ${req.url.split("?")[0]}` }));
@@ -157,7 +169,7 @@ function messageRoutes(chat: Client<typeof ChatService>, transport: Transport) {
   };
 }
 
-function modelRoutes(models: Client<typeof ModelService>) {
+function modelRoutes(models: Client<typeof ModelService>, keyCheck: Hook) {
   return async (scope: FastifyInstance) => {
     scope.setErrorHandler((err, req, reply) => sendError(req, reply, toWireError(err), err));
     const anthropic = { constraints: { wire: "anthropic" }, onRequest: keyCheck };
@@ -196,16 +208,16 @@ function modelRoutes(models: Client<typeof ModelService>) {
 export const messagesFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps }) => {
   const chat = createClient(ChatService, deps.core.transport);
   const models = createClient(ModelService, deps.core.transport);
-  await app.register(messageRoutes(chat, deps.core.transport), { prefix: "/v1/messages" });
+  await app.register(messageRoutes(chat, deps.core.transport, headerChecks(deps.auth, { version: true, json: true })), { prefix: "/v1/messages" });
   await app.register(
     fileRoutes({
       files: createClient(FileService, deps.core.transport),
       maxBytes: deps.config.fileMaxBytes,
-      onRequest: fileChecks,
+      onRequest: fileChecks(headerChecks(deps.auth, { version: true, json: false })),
       callOptions: (req, reply) => coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!),
       sendError,
     }),
     { prefix: "/v1/files" },
   );
-  await app.register(modelRoutes(models));
+  await app.register(modelRoutes(models, headerChecks(deps.auth, { version: false, json: false })));
 };

@@ -1,8 +1,15 @@
 // Pure translation between the Messages wire format and the neutral chat model:
 // toCore* turns a validated request into a ChatInput, fromCore* turns a
 // GenerateResponse into a message. No I/O, no clock.
+//
+// What the neutral model cannot say rides in vendor_extras.anthropic, for an
+// Anthropic channel to get as sent: unknown fields (of the request, a message,
+// a block, a custom tool), blocks of unknown types (whole), and the settings
+// whose value the gateway does not know (a newer thinking type or display,
+// effort level, tool_choice type): those keep their own name in the request's
+// extras and the neutral field gets the nearest known value, or none.
 import { type JsonObject } from "@bufbuild/protobuf";
-import { isWholeBlock, opaqueBlock, opaquePart, standInPart, unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
+import { isWholeBlock, opaqueBlock, opaquePart, standInPart, unknownFields } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   ChatInputSchema,
@@ -42,7 +49,7 @@ export interface CoreRequest {
 
 type Origin = [message: number, block: number];
 
-function cacheControlOf(cc: wire.CacheControl): Partial<{ cacheControl: { type: string; ttl: string } }> {
+function cacheControlOf(cc: wire.CacheControl | undefined): Partial<{ cacheControl: { type: string; ttl: string } }> {
   return cc ? { cacheControl: { type: cc.type, ttl: cc.ttl ?? "" } } : {};
 }
 
@@ -130,7 +137,10 @@ const mediaOrDocument = (b: wire.ImageBlock | wire.DocumentBlock): Part => (isCo
 function toolResultParts(content: string | wire.ToolResultContent[] | undefined): Part[] {
   if (content === undefined) return [];
   if (typeof content === "string") return content ? [create(PartSchema, { kind: { case: "text", value: { text: content } } })] : [];
-  return content.map((b) => {
+  return content.map((block) => {
+    // A block of a type newer than the gateway: whole, for Anthropic only.
+    if (wire.isFutureBlock(block)) return opaquePart(VENDOR, block);
+    const b = block as wire.KnownToolResultContent;
     switch (b.type) {
       case "text":
         return textPart(b);
@@ -145,7 +155,10 @@ function toolResultParts(content: string | wire.ToolResultContent[] | undefined)
 }
 
 /** One content block -> one neutral part. `toolNames` maps tool_use ids seen so far to tool names. */
-export function toCorePart(block: wire.ContentBlock, toolNames: Map<string, string>): Part {
+export function toCorePart(b: wire.ContentBlock, toolNames: Map<string, string>): Part {
+  // A block of a type newer than the gateway: whole, for Anthropic only (as a server tool's block).
+  if (wire.isFutureBlock(b)) return opaquePart(VENDOR, b);
+  const block = b as wire.KnownBlock;
   const cc = cacheControlOf(block.cache_control);
   switch (block.type) {
     case "text":
@@ -189,25 +202,34 @@ export function toCorePart(block: wire.ContentBlock, toolNames: Map<string, stri
 }
 
 function toCoreTool(t: wire.Tool): Tool {
-  const cc = cacheControlOf(t.cache_control);
+  // A tool of a type newer than the gateway keeps even its cache_control as sent (in its config).
+  const future = wire.isFutureTool(t);
+  const cc = future ? NO_EXTRAS : cacheControlOf((t as { cache_control?: wire.CacheControl }).cache_control);
   if (t.type === undefined || t.type === "custom") {
     const ct = t as wire.CustomTool;
-    return create(ToolSchema, { kind: { case: "function", value: { name: ct.name, description: ct.description ?? "", parameters: ct.input_schema as JsonObject } }, ...cc });
+    return create(ToolSchema, {
+      kind: { case: "function", value: { name: ct.name, description: ct.description ?? "", parameters: ct.input_schema as JsonObject } },
+      ...cc,
+      // strict, defer_loading, input_examples...: for Anthropic.
+      ...blockExtras(ct, wire.CUSTOM_TOOL_FIELDS),
+    });
   }
   const config: JsonObject = {};
-  for (const [k, v] of Object.entries(t)) if (k !== "type" && k !== "name" && k !== "cache_control" && v !== undefined) config[k] = v as JsonObject[string];
+  for (const [k, v] of Object.entries(t)) if (k !== "type" && k !== "name" && (future || k !== "cache_control") && v !== undefined) config[k] = v as JsonObject[string];
   // A toolset has no name of its own (its members are named in `configs`).
-  return create(ToolSchema, { kind: { case: "vendor", value: { type: t.type, name: typeof t.name === "string" ? t.name : "", config } }, ...cc });
+  return create(ToolSchema, { kind: { case: "vendor", value: { type: t.type, name: typeof t.name === "string" ? t.name : "", config, vendor: VENDOR } }, ...cc });
 }
 
 const TOOL_CHOICE_MODES = { auto: ToolChoiceMode.AUTO, any: ToolChoiceMode.ANY, tool: ToolChoiceMode.ANY, none: ToolChoiceMode.NONE } as const;
 
+/** A tool_choice of a known type (a newer type has no neutral form: it rides in the extras). */
 function toCoreToolChoice(tc: wire.ToolChoice | undefined): ToolChoice | undefined {
-  if (!tc) return undefined;
+  if (!tc || !wire.TOOL_CHOICE_TYPES.has(tc.type)) return undefined;
+  const k = tc as { type: keyof typeof TOOL_CHOICE_MODES; name?: string; disable_parallel_tool_use?: boolean | undefined };
   return create(ToolChoiceSchema, {
-    mode: TOOL_CHOICE_MODES[tc.type],
-    allowedNames: tc.type === "tool" ? [tc.name] : [],
-    disableParallel: tc.type === "none" ? false : (tc.disable_parallel_tool_use ?? false),
+    mode: TOOL_CHOICE_MODES[k.type],
+    allowedNames: k.type === "tool" ? [k.name!] : [],
+    disableParallel: k.type === "none" ? false : (k.disable_parallel_tool_use ?? false),
   });
 }
 
@@ -221,14 +243,18 @@ function toCoreConfig(req: wire.MessagesRequest | wire.CountTokensRequest): Conf
   if (r.top_p !== undefined) cfg.topP = r.top_p;
   if (r.top_k !== undefined) cfg.topK = r.top_k;
   if (r.stop_sequences?.length) cfg.stopSequences = r.stop_sequences;
-  const th = r.thinking;
-  const effort = r.output_config?.effort ?? "";
-  if (th?.type === "enabled") cfg.thinking = { enabled: true, budgetTokens: th.budget_tokens, includeThoughts: th.display !== "omitted", effort, display: th.display ?? "" };
-  else if (th?.type === "adaptive") cfg.thinking = { enabled: true, includeThoughts: th.display !== "omitted", effort, display: th.display ?? "" };
+  // Only values the gateway knows reach the neutral model; newer ones ride in the extras (requestExtras).
+  const th = r.thinking as { type: string; budget_tokens?: number; display?: string | null } | undefined;
+  const sentEffort = r.output_config?.effort;
+  const effort = sentEffort && wire.EFFORTS.has(sentEffort) ? sentEffort : "";
+  const display = th?.display && wire.THINKING_DISPLAYS.has(th.display) ? th.display : "";
+  if (th?.type === "enabled") cfg.thinking = { enabled: true, budgetTokens: th.budget_tokens, includeThoughts: display !== "omitted", effort, display };
+  else if (th?.type === "adaptive") cfg.thinking = { enabled: true, includeThoughts: display !== "omitted", effort, display };
   else if (th?.type === "disabled") cfg.thinking = { enabled: false, includeThoughts: false, effort };
   else if (th?.type === "between_tools") cfg.thinking = { enabled: true, includeThoughts: true, effort, mode: th.type };
   else if (effort) cfg.thinking = { includeThoughts: false, effort };
-  const format = r.output_config?.format ?? r.output_format;
+  const sentFormat = r.output_config?.format;
+  const format = (sentFormat?.type === "json_schema" ? (sentFormat as { schema: JsonObject }) : undefined) ?? r.output_format;
   if (format) {
     cfg.responseMimeType = "application/json";
     cfg.responseSchema = format.schema as JsonObject;
@@ -236,7 +262,41 @@ function toCoreConfig(req: wire.MessagesRequest | wire.CountTokensRequest): Conf
   return cfg as ConfigInit;
 }
 
-const vendorExtras = (req: object) => vendorExtrasOf(VENDOR, req, wire.KNOWN_REQUEST_FIELDS);
+const THINKING_FIELDS_SENT = new Set(["type", "budget_tokens", "display"]);
+const TOOL_CHOICE_FIELDS = new Set(["type", "name", "disable_parallel_tool_use"]);
+const OUTPUT_CONFIG_FIELDS = new Set(["format", "effort"]);
+const FORMAT_FIELDS = new Set(["type", "schema"]);
+const METADATA_FIELDS = new Set(["user_id"]);
+
+/**
+ * What Anthropic should get beyond what the neutral model says: unknown
+ * request fields, and under their own names the known settings whose value
+ * the gateway could not map (all of thinking or tool_choice; the parts of
+ * output_config and metadata it does not name). Cheap when there are none: a
+ * key walk of the body and of the few settings it sets.
+ */
+function requestExtras(r: Partial<wire.MessagesRequest> & wire.CountTokensRequest): Record<string, JsonObject> {
+  let x = unknownFields(r, wire.KNOWN_REQUEST_FIELDS);
+  const th = r.thinking as JsonObject | undefined;
+  if (th && (!wire.THINKING_TYPES.has(th.type as string) || (typeof th.display === "string" && !wire.THINKING_DISPLAYS.has(th.display)) || unknownFields(th, THINKING_FIELDS_SENT))) {
+    (x ??= {}).thinking = th;
+  }
+  const tc = r.tool_choice as JsonObject | undefined;
+  if (tc && (!wire.TOOL_CHOICE_TYPES.has(tc.type as string) || unknownFields(tc, TOOL_CHOICE_FIELDS))) (x ??= {}).tool_choice = tc;
+  const oc = r.output_config as JsonObject | undefined;
+  if (oc) {
+    let o = unknownFields(oc, OUTPUT_CONFIG_FIELDS, true);
+    if (typeof oc.effort === "string" && !wire.EFFORTS.has(oc.effort)) (o ??= {}).effort = oc.effort;
+    const f = oc.format as JsonObject | null | undefined;
+    // A newer format whole; a json_schema one's unknown fields only (the schema itself is mapped, and may be wrapped).
+    const fx = f && (f.type === "json_schema" ? unknownFields(f, FORMAT_FIELDS) : f);
+    if (fx) (o ??= {}).format = fx;
+    if (o) (x ??= {}).output_config = o;
+  }
+  const md = r.metadata ? unknownFields(r.metadata, METADATA_FIELDS, true) : undefined;
+  if (md) (x ??= {}).metadata = md;
+  return x ? { [VENDOR]: x } : {};
+}
 
 const CONFIG_FIELDS: Record<string, string> = {
   "config.max_output_tokens": "max_tokens",
@@ -270,17 +330,27 @@ function fieldMapper(origins: Origin[][]): (neutral: string) => string {
   };
 }
 
-/** Turns consecutive same-role messages into one turn each; a final assistant message stays the last turn (it is continued). */
+const ROLES = { user: Role.USER, assistant: Role.ASSISTANT, system: Role.SYSTEM } as const;
+
+/**
+ * Turns consecutive same-role messages into one turn each; a final assistant
+ * message stays the last turn (it is continued). A system message is a system
+ * turn at its place. A message with fields the turn does not name keeps them
+ * (for Anthropic) in a turn of its own.
+ */
 function toCoreTurns(messages: wire.Message[]): { turns: Turn[]; origins: Origin[][] } {
   const turns: Turn[] = [];
   const origins: Origin[][] = [];
   const toolNames = new Map<string, string>();
+  let ownTurn = false;
   messages.forEach((m, mi) => {
-    const role = m.role === "user" ? Role.USER : Role.ASSISTANT;
+    const role = ROLES[m.role];
     const blocks: wire.ContentBlock[] = typeof m.content === "string" ? (m.content ? [{ type: "text", text: m.content }] : []) : m.content;
+    const extras = unknownFields(m, wire.MESSAGE_FIELDS);
     let turn = turns.at(-1);
-    if (!turn || turn.role !== role) {
-      turn = create(TurnSchema, { role });
+    if (!turn || turn.role !== role || extras || ownTurn) {
+      ownTurn = extras !== undefined;
+      turn = create(TurnSchema, extras ? { role, vendorExtras: { [VENDOR]: extras } } : { role });
       turns.push(turn);
       origins.push([]);
     }
@@ -298,10 +368,10 @@ function toCoreTurns(messages: wire.Message[]): { turns: Turn[]; origins: Origin
   return { turns, origins };
 }
 
-function systemParts(system: string | wire.TextBlock[] | undefined): Part[] {
+function systemParts(system: string | (wire.TextBlock | wire.FutureBlock)[] | undefined): Part[] {
   if (system === undefined) return [];
   if (typeof system === "string") return system ? [create(PartSchema, { kind: { case: "text", value: { text: system } } })] : [];
-  return system.map(textPart);
+  return system.map((b) => (wire.isFutureBlock(b) ? opaquePart(VENDOR, b) : textPart(b as wire.TextBlock)));
 }
 
 /** A validated Messages (or count_tokens) request -> ChatInput. */
@@ -317,7 +387,7 @@ export function toCoreChatInput(req: wire.MessagesRequest | wire.CountTokensRequ
     ...(toolChoice ? { toolChoice } : {}),
     config: toCoreConfig(req),
     metadata: { userId: r.metadata?.user_id ?? "", betas: ctx.betas, sourceFormat: "messages", requestId: ctx.requestId },
-    vendorExtras: vendorExtras(req as Record<string, unknown>),
+    vendorExtras: requestExtras(r),
   });
   return { input, clientField: fieldMapper(origins) };
 }

@@ -1,12 +1,20 @@
 // The Messages wire format (POST /v1/messages and /v1/messages/count_tokens):
 // zod shapes of what clients send, and TypeScript shapes of what we answer.
 // Rules follow spec 4.3 / 2.5; error texts come from ./issues.ts.
+//
+// Forward-compatible: what the gateway translates is checked strictly (the
+// blocks, tools and settings it knows), and what it does not know passes: a
+// block, tool, tool_choice or thinking type it has never seen, an enum value
+// newer than it, a field it does not name. Those reach an Anthropic channel
+// as sent and are left out (or refused, for tools) elsewhere (./translate.ts,
+// docs/translation.md).
 import { z } from "zod";
 import { sparse } from "../shared/sparse-object.js";
 
 // ---------------------------------------------------------------- request blocks
 
-const cacheControl = z.object({ type: z.literal("ephemeral"), ttl: z.enum(["5m", "1h"]).optional() }).nullish();
+// type "ephemeral" and ttl "5m" / "1h" today; newer values pass to Anthropic (others ignore cache_control).
+const cacheControl = z.object({ type: z.string().min(1), ttl: z.string().min(1).optional() }).nullish();
 
 const BASE64 = /^[A-Za-z0-9+/\r\n]*={0,2}\s*$/;
 const base64Data = z.string().min(1).regex(BASE64, { error: "Input should be a valid base64 string" });
@@ -88,7 +96,40 @@ export const browserStateBlock = z.looseObject({
   cache_control: cacheControl,
 });
 
-const toolResultContent = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock, searchResultBlock, toolReferenceBlock, browserStateBlock]);
+/** Every block type the gateway knows, wherever it may stand. */
+export const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set([
+  "text",
+  "image",
+  "document",
+  "search_result",
+  "tool_use",
+  "tool_result",
+  "thinking",
+  "redacted_thinking",
+  "tool_reference",
+  "browser_state",
+  "server_tool_use",
+  "web_search_tool_result",
+  "web_fetch_tool_result",
+  "code_execution_tool_result",
+  "bash_code_execution_tool_result",
+  "text_editor_code_execution_tool_result",
+  "tool_search_tool_result",
+  "container_upload",
+]);
+
+/**
+ * A block of a type the gateway does not know (newer than it): passed whole to
+ * Anthropic, left out for other vendors. abort: a known type ends this branch,
+ * so a malformed known block is reported as that block's error.
+ */
+export const futureBlock = z.looseObject({ type: z.string().refine((t) => !KNOWN_BLOCK_TYPES.has(t), { abort: true, error: "a block type the gateway knows" }) });
+export type FutureBlock = z.infer<typeof futureBlock>;
+/** Whether a block is of a type the gateway does not know (see futureBlock). */
+export const isFutureBlock = (b: { type: string }): boolean => !KNOWN_BLOCK_TYPES.has(b.type);
+
+const knownToolResultContent = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock, searchResultBlock, toolReferenceBlock, browserStateBlock]);
+const toolResultContent = z.union([knownToolResultContent, futureBlock]);
 
 export const toolResultBlock = z.looseObject({
   type: z.literal("tool_result"),
@@ -118,22 +159,19 @@ export const SERVER_BLOCK_TYPES = [
 ] as const;
 export const serverBlock = z.looseObject({ type: z.enum(SERVER_BLOCK_TYPES), cache_control: cacheControl });
 
-export const contentBlock = z.discriminatedUnion("type", [
-  textBlock,
-  imageBlock,
-  documentBlock,
-  searchResultBlock,
-  toolUseBlock,
-  toolResultBlock,
-  thinkingBlock,
-  redactedThinkingBlock,
-  serverBlock,
-]);
+const knownContentBlock = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock, searchResultBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock, serverBlock]);
+export const contentBlock = z.union([knownContentBlock, futureBlock]);
 
-export const message = z.object({
-  role: z.enum(["user", "assistant"]),
+/** Roles of a message; "system" is a system message at its place in the conversation (a beta of Anthropic's). */
+export const ROLES = ["user", "assistant", "system"] as const;
+
+export const message = z.looseObject({
+  role: z.enum(ROLES),
   content: z.union([z.string(), z.array(contentBlock)]),
 });
+
+/** The fields of a message the neutral turn names; the rest ride with the turn, for Anthropic. */
+export const MESSAGE_FIELDS = new Set(["role", "content"]);
 
 // ---------------------------------------------------------------- tools
 
@@ -185,36 +223,66 @@ export const toolsetTool = z.looseObject({
   cache_control: cacheControl,
 });
 
-export const tool = z.union([customTool, computerTool, bashTool, textEditorTool, serverTool, toolsetTool]);
+/** The tool types the gateway knows (a custom tool may leave its type out). */
+const KNOWN_TOOL_TYPE = /^(?:custom|(?:computer|bash|text_editor|web_search|web_fetch|code_execution|memory)_\d{8}|tool_search_tool_(?:bm25|regex)(?:_\d{8})?|(?:computer|browser)_toolset_\d{8})$/;
+
+/** A tool of a type the gateway does not know: to Anthropic as sent; other vendors refuse it (it cannot be emulated). */
+export const futureTool = z.looseObject({
+  type: z.string().refine((t) => !KNOWN_TOOL_TYPE.test(t), { abort: true, error: "a tool type the gateway knows" }),
+  name: z.string().min(1).optional(),
+});
+
+export const tool = z.union([customTool, computerTool, bashTool, textEditorTool, serverTool, toolsetTool, futureTool]);
+
+/** Whether a tool is of a type the gateway does not know (see futureTool). */
+export const isFutureTool = (t: { type?: string | undefined }): boolean => t.type !== undefined && !KNOWN_TOOL_TYPE.test(t.type);
+
+/** The fields of a custom tool the neutral function tool names; the rest ride with it, for Anthropic. */
+export const CUSTOM_TOOL_FIELDS = new Set(["type", "name", "description", "input_schema", "cache_control"]);
 
 const disableParallel = z.boolean().optional();
-export const toolChoice = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("auto"), disable_parallel_tool_use: disableParallel }),
-  z.object({ type: z.literal("any"), disable_parallel_tool_use: disableParallel }),
-  z.object({ type: z.literal("tool"), name: z.string().min(1), disable_parallel_tool_use: disableParallel }),
-  z.object({ type: z.literal("none") }),
+export const TOOL_CHOICE_TYPES: ReadonlySet<string> = new Set(["auto", "any", "tool", "none"]);
+export const toolChoice = z.union([
+  z.discriminatedUnion("type", [
+    z.looseObject({ type: z.literal("auto"), disable_parallel_tool_use: disableParallel }),
+    z.looseObject({ type: z.literal("any"), disable_parallel_tool_use: disableParallel }),
+    z.looseObject({ type: z.literal("tool"), name: z.string().min(1), disable_parallel_tool_use: disableParallel }),
+    z.looseObject({ type: z.literal("none") }),
+  ]),
+  // A newer choice: to Anthropic as sent, left out elsewhere (the upstream's default, auto).
+  z.looseObject({ type: z.string().refine((t) => !TOOL_CHOICE_TYPES.has(t), { abort: true, error: "a tool_choice type the gateway knows" }) }),
 ]);
 
 // ---------------------------------------------------------------- settings
 
 // display: "omitted" returns thinking blocks with their text left out (the
-// signature kept); the default depends on the model.
-const thinkingDisplay = z.enum(["summarized", "omitted"]).nullish();
-export const thinkingConfig = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("enabled"), budget_tokens: z.number().int().min(1024).max(INT32_MAX), display: thinkingDisplay }),
-  z.object({ type: z.literal("disabled") }),
-  z.object({ type: z.literal("adaptive"), display: thinkingDisplay }),
-  z.object({ type: z.literal("between_tools") }),
+// signature kept); the default depends on the model. The gateway maps
+// "summarized" and "omitted"; a newer display goes to Anthropic as sent.
+export const THINKING_DISPLAYS: ReadonlySet<string> = new Set(["summarized", "omitted"]);
+const thinkingDisplay = z.string().nullish();
+export const THINKING_TYPES: ReadonlySet<string> = new Set(["enabled", "disabled", "adaptive", "between_tools"]);
+export const thinkingConfig = z.union([
+  z.discriminatedUnion("type", [
+    z.looseObject({ type: z.literal("enabled"), budget_tokens: z.number().int().min(1024).max(INT32_MAX), display: thinkingDisplay }),
+    z.looseObject({ type: z.literal("disabled") }),
+    z.looseObject({ type: z.literal("adaptive"), display: thinkingDisplay }),
+    z.looseObject({ type: z.literal("between_tools") }),
+  ]),
+  // A newer mode: to Anthropic as sent, left out elsewhere (no thinking setting).
+  z.looseObject({ type: z.string().refine((t) => !THINKING_TYPES.has(t), { abort: true, error: "a thinking type the gateway knows" }) }),
 ]);
 
-const jsonSchemaFormat = z.object({ type: z.literal("json_schema"), schema: jsonObject });
+const jsonSchemaFormat = z.looseObject({ type: z.literal("json_schema"), schema: jsonObject });
+
+/** Effort levels the gateway maps to other vendors; a newer one goes to Anthropic as sent. */
+export const EFFORTS: ReadonlySet<string> = new Set(["low", "medium", "high", "xhigh", "max"]);
 
 export const outputConfig = z.looseObject({
-  format: jsonSchemaFormat.nullish(),
-  effort: z.enum(["low", "medium", "high", "xhigh", "max"]).nullish(),
+  format: z.union([jsonSchemaFormat, z.looseObject({ type: z.string().refine((t) => t !== "json_schema", { abort: true }) })]).nullish(),
+  effort: z.string().min(1).nullish(),
 });
 
-const system = z.union([z.string(), z.array(textBlock)]);
+const system = z.union([z.string(), z.array(z.union([textBlock, futureBlock]))]);
 
 // ---------------------------------------------------------------- requests
 
@@ -235,7 +303,7 @@ type Ctx = z.core.$RefinementCtx<{
   tool_choice?: z.infer<typeof toolChoice> | undefined;
 }>;
 
-/** Rules that span fields; each issue names the field like the real API does. */
+/** Rules that span fields; each issue names the field like the real API does (a newer tool_choice is Anthropic's to check). */
 function crossChecks(req: { messages: z.infer<typeof message>[]; tools?: z.infer<typeof tool>[] | undefined; tool_choice?: z.infer<typeof toolChoice> | undefined }, ctx: Ctx): void {
   const last = req.messages.length - 1;
   req.messages.forEach((m, i) => {
@@ -246,7 +314,7 @@ function crossChecks(req: { messages: z.infer<typeof message>[]; tools?: z.infer
   });
   const final = req.messages[last];
   if (final?.role === "assistant") {
-    const text = typeof final.content === "string" ? final.content : final.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+    const text = typeof final.content === "string" ? final.content : final.content.map((b) => (b.type === "text" ? (b as TextBlock).text : "")).join("");
     const endsWithText = typeof final.content === "string" || final.content.at(-1)?.type === "text";
     if (endsWithText && /\s$/.test(text)) ctx.addIssue({ code: "custom", path: ["messages"], message: "final assistant content cannot end with trailing whitespace" });
   }
@@ -258,11 +326,12 @@ function crossChecks(req: { messages: z.infer<typeof message>[]; tools?: z.infer
     names.add(t.name);
   });
   const tc = req.tool_choice;
-  if (tc && tc.type !== "none" && tc.type !== "auto" && !req.tools?.length) {
+  if (tc && (tc.type === "any" || tc.type === "tool") && !req.tools?.length) {
     ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "tool_choice may only be specified while providing tools" });
   }
-  if (tc?.type === "tool" && names.size > 0 && !names.has(tc.name)) {
-    ctx.addIssue({ code: "custom", path: ["tool_choice", "name"], message: `Tool '${tc.name}' not found in tools` });
+  const named = tc?.type === "tool" ? (tc as { name: string }).name : undefined;
+  if (named !== undefined && names.size > 0 && !names.has(named)) {
+    ctx.addIssue({ code: "custom", path: ["tool_choice", "name"], message: `Tool '${named}' not found in tools` });
   }
 }
 
@@ -281,7 +350,7 @@ export const messagesRequest = sparse(
     })
     .superRefine((req, ctx) => {
       crossChecks(req, ctx);
-      if (req.thinking?.type === "enabled" && req.thinking.budget_tokens >= req.max_tokens) {
+      if (req.thinking?.type === "enabled" && (req.thinking as { budget_tokens: number }).budget_tokens >= req.max_tokens) {
         ctx.addIssue({ code: "custom", path: ["thinking", "budget_tokens"], message: "Input should be less than max_tokens" });
       }
     }),
@@ -293,6 +362,8 @@ export type MessagesRequest = z.infer<typeof messagesRequest>;
 export type CountTokensRequest = z.infer<typeof countTokensRequest>;
 export type Message = z.infer<typeof message>;
 export type ContentBlock = z.infer<typeof contentBlock>;
+/** A block of a type the gateway knows (isFutureBlock tells the others apart). */
+export type KnownBlock = z.infer<typeof knownContentBlock>;
 export type TextBlock = z.infer<typeof textBlock>;
 export type ImageBlock = z.infer<typeof imageBlock>;
 export type DocumentBlock = z.infer<typeof documentBlock>;
@@ -300,9 +371,11 @@ export type SearchResultBlock = z.infer<typeof searchResultBlock>;
 export type ToolReferenceBlock = z.infer<typeof toolReferenceBlock>;
 export type BrowserStateBlock = z.infer<typeof browserStateBlock>;
 export type ToolResultContent = z.infer<typeof toolResultContent>;
+export type KnownToolResultContent = z.infer<typeof knownToolResultContent>;
 export type CustomTool = z.infer<typeof customTool>;
 export type Tool = z.infer<typeof tool>;
 export type ToolChoice = z.infer<typeof toolChoice>;
+export type ThinkingConfig = z.infer<typeof thinkingConfig>;
 export type CacheControl = z.infer<typeof cacheControl>;
 
 /** Top-level request fields the neutral model names; everything else travels in vendor_extras. */

@@ -4,12 +4,15 @@
 // blocks are sent when Anthropic signed them and dropped otherwise (another
 // vendor's thoughts cannot be verified here). Features Anthropic lacks are
 // refused with the neutral field path (unsupported()); see docs/translation.md.
+// What a Messages client sent that the neutral model does not carry
+// (vendor_extras.anthropic on the input, its turns, parts and tools) is put
+// back as it was sent.
 import type { JsonObject } from "@bufbuild/protobuf";
 import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type CacheControl, type ChatInput, type Part, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { jsonOutputOf, type JsonOutput } from "../chat-shared/json-output.js";
 import { enforceableSafetyIndex, IMAGE_TYPES, refuseForeignExtras, mediaBase64, mediaText, safeToolId } from "../chat-shared/parts.js";
 import { unsupported } from "../http/errors.js";
-import { isWholeBlock, opaqueBlock } from "../../core/json-fields.js";
+import { isWholeBlock, opaqueBlock, overlayFields } from "../../core/json-fields.js";
 import type * as wire from "./wire.js";
 
 export const VENDOR = "anthropic";
@@ -33,7 +36,7 @@ const PASSABLE_SAFETY = [HarmBlockThreshold.UNSPECIFIED, HarmBlockThreshold.BLOC
 
 function cacheControl(cc: CacheControl | undefined): { cache_control?: wire.CacheControl } {
   if (!cc || !cc.type) return {};
-  return { cache_control: { type: "ephemeral", ...(cc.ttl ? { ttl: cc.ttl } : {}) } };
+  return { cache_control: { type: cc.type, ...(cc.ttl ? { ttl: cc.ttl } : {}) } };
 }
 
 const extras = (p: { vendorExtras: Record<string, JsonObject> }) => p.vendorExtras[VENDOR] ?? {};
@@ -96,7 +99,13 @@ function toBlocks(p: Part, ti: number, pi: number): wire.RequestBlock[] {
       return [{ ...extras(p), type: "tool_use", id: safeToolId(k.value.id), name: k.value.name, input: k.value.arguments ?? {}, ...cacheControl(p.cacheControl) }];
     case "toolResult": {
       const r = k.value;
-      const content: wire.RequestBlock[] = r.content.flatMap((c, i) => (c.kind.case === "text" ? [textBlock(c)] : c.kind.case === "media" ? [mediaBlock(c, `${partField(ti, pi)}.tool_result.content[${i}]`)] : []));
+      const content: wire.RequestBlock[] = r.content.flatMap((c, i) => {
+        if (c.kind.case === "text") return [textBlock(c)];
+        if (c.kind.case === "media") return [mediaBlock(c, `${partField(ti, pi)}.tool_result.content[${i}]`)];
+        // A block of a type the gateway does not know, as the client sent it.
+        const x = opaqueBlock(c, VENDOR);
+        return x ? [x as wire.RequestBlock] : [];
+      });
       if (!content.length && r.structured) content.push({ type: "text", text: JSON.stringify(r.structured) });
       return [
         {
@@ -138,18 +147,28 @@ function toolResultsFirst(blocks: wire.RequestBlock[]): wire.RequestBlock[] {
   return [...blocks.filter(isToolResult), ...blocks.filter((b) => !isToolResult(b))];
 }
 
+const roleOf = (r: Role): wire.RequestMessage["role"] => (r === Role.ASSISTANT ? "assistant" : r === Role.SYSTEM ? "system" : "user");
+
+/**
+ * Turns -> messages; consecutive messages of one role merge. A system turn is a
+ * system message at its place (Anthropic takes those with a beta the client
+ * names). A turn with a message's own fields (extras) stays a message of its own.
+ */
 function toMessages(input: ChatInput): wire.RequestMessage[] {
   const out: wire.RequestMessage[] = [];
+  let ownMessage = false;
   input.turns.forEach((t, ti) => {
-    const role = t.role === Role.ASSISTANT ? "assistant" : "user";
+    const role = roleOf(t.role);
     let blocks = t.parts.length === 1 ? toBlocks(t.parts[0]!, ti, 0) : t.parts.flatMap((p, pi) => toBlocks(p, ti, pi));
     if (role === "user") blocks = toolResultsFirst(blocks);
     if (!blocks.length) return;
+    const x = t.vendorExtras[VENDOR];
     const last = out.at(-1);
-    if (last && last.role === role) {
+    if (last && last.role === role && !x && !ownMessage) {
       last.content.push(...blocks);
       if (role === "user") last.content = toolResultsFirst(last.content);
-    } else out.push({ role, content: blocks });
+    } else out.push(x ? { ...x, role, content: blocks } : { role, content: blocks });
+    ownMessage = x !== undefined;
   });
   return out;
 }
@@ -159,9 +178,16 @@ function toTool(t: Tool, i: number): wire.RequestTool {
   const cc = cacheControl(t.cacheControl);
   switch (k.case) {
     case "function":
-      return { name: k.value.name, ...(k.value.description ? { description: k.value.description } : {}), input_schema: k.value.parameters ?? { type: "object", properties: {} }, ...cc };
+      return {
+        ...t.vendorExtras[VENDOR],
+        name: k.value.name,
+        ...(k.value.description ? { description: k.value.description } : {}),
+        input_schema: k.value.parameters ?? { type: "object", properties: {} },
+        ...cc,
+      };
     case "vendor":
-      if (!/_\d{8}$|^tool_search_tool_(?:bm25|regex)$/.test(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
+      // Anthropic's own (a Messages client's, any type), or one typed like Anthropic's (dated).
+      if (k.value.vendor ? k.value.vendor !== VENDOR : !/_\d{8}$|^tool_search_tool_(?:bm25|regex)$/.test(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
       // A toolset (computer_toolset_*, browser_toolset_*) has no name of its own.
       return { ...(k.value.config ?? {}), type: k.value.type, ...(k.value.name ? { name: k.value.name } : {}), ...cc } as wire.RequestTool;
     case "codeExecution":
@@ -259,10 +285,14 @@ export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: {
   const { tools: usedTools, choice } = toToolChoice(input, tools);
   const th = thinkingOf(input, c?.maxOutputTokens ?? DEFAULT_MAX_TOKENS);
   const json = jsonOutputOf(c);
-  const system = input.system.flatMap((p) => (p.kind.case === "text" ? [textBlock(p)] : []));
+  const system = input.system.flatMap((p) => {
+    if (p.kind.case === "text") return [textBlock(p)];
+    const x = opaqueBlock(p, VENDOR);
+    return x ? [x as wire.RequestBlock] : [];
+  });
   if (json.kind === "any") system.push({ type: "text", text: "Answer with a single valid JSON value and nothing else." });
   const ve = input.vendorExtras[VENDOR];
-  const body: wire.MessagesRequest = ve ? { ...ve, model: upstreamModel, max_tokens: th.maxTokens, messages } : { model: upstreamModel, max_tokens: th.maxTokens, messages };
+  const body: wire.MessagesRequest = { model: upstreamModel, max_tokens: th.maxTokens, messages };
   if (system.length) body.system = system.length === 1 && system[0]!.type === "text" && Object.keys(system[0]!).length === 2 ? (system[0]!.text as string) : system;
   if (input.metadata?.userId) body.metadata = { user_id: input.metadata.userId };
   if (c?.stopSequences.length) body.stop_sequences = c.stopSequences;
@@ -278,11 +308,28 @@ export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: {
   if (th.thinking && (th.thinking.type === "disabled" || lastAssistantHasThinking(messages) || !foreignLastStep(input))) body.thinking = th.thinking;
   if (usedTools.length) body.tools = usedTools;
   if (choice) body.tool_choice = choice;
-  const outputConfig: NonNullable<wire.MessagesRequest["output_config"]> = { ...((body.output_config as object | undefined) ?? {}) };
+  const outputConfig: NonNullable<wire.MessagesRequest["output_config"]> = {};
   if (json.kind === "schema") outputConfig.format = { type: "json_schema", schema: json.schema };
   if (th.effort) outputConfig.effort = th.effort;
   if (Object.keys(outputConfig).length) body.output_config = outputConfig;
+  if (ve) clientFields(body, ve);
   return { body, betas: input.metadata?.betas ?? [], plan: { json } };
+}
+
+const THINKING_TYPES = new Set(["enabled", "disabled", "adaptive", "between_tools"]);
+
+/**
+ * The Messages client's own fields over the body: unknown ones as sent, and
+ * the settings whose values the neutral model could not carry (a newer
+ * thinking display or type, effort, tool_choice type). A thinking setting of a
+ * known type is laid only over thinking this request sends (thinking left out
+ * mid tool loop stays out).
+ */
+function clientFields(body: wire.MessagesRequest, ve: JsonObject): void {
+  const th = ve.thinking as JsonObject | undefined;
+  if (th === undefined || body.thinking !== undefined || !THINKING_TYPES.has(th.type as string)) return overlayFields(body, ve);
+  const { thinking: _known, ...rest } = ve;
+  overlayFields(body, rest);
 }
 
 /** The count_tokens body for the same input. */

@@ -3,7 +3,7 @@
 // defensively (any field may be missing), so these are TypeScript shapes, not
 // validators.
 
-export type CacheControl = { type: "ephemeral"; ttl?: string };
+export type CacheControl = { type: string; ttl?: string };
 
 export type ImageSource = { type: "base64"; media_type: string; data: string } | { type: "url"; url: string };
 export type DocumentSource = { type: "base64"; media_type: string; data: string } | { type: "text"; media_type: "text/plain"; data: string } | { type: "url"; url: string };
@@ -18,8 +18,10 @@ export type RequestBlock =
   | { type: "redacted_thinking"; data: string; [k: string]: unknown };
 
 export interface RequestMessage {
-  role: "user" | "assistant";
+  /** "system": a system message in the conversation (with the beta the client named). */
+  role: "user" | "assistant" | "system";
   content: RequestBlock[];
+  [extra: string]: unknown;
 }
 
 export type RequestTool =

@@ -66,18 +66,19 @@ export function enforceableSafetyIndex(settings: { threshold: number }[], passab
 }
 
 /**
- * Request fields of one vendor's wire that another vendor may leave out: hints
- * about serving (tiers, regions, speed, billing labels) and Gemini's tool
- * settings for its own grounding tools (which other vendors refuse anyway).
- * Every other field a client set for its own vendor is refused elsewhere,
- * never silently dropped.
+ * Request fields of one vendor's wire that another vendor cannot leave out:
+ * features whose absence changes the answer (MCP servers' tools, a code
+ * execution container and its skills, token biases). Every other field a
+ * client set for its own vendor (a serving hint, a field newer than this
+ * gateway, a value the facade could not map) is left out elsewhere, so that a
+ * client's new release does not break on other vendors (docs/translation.md).
  */
-const IGNORABLE_EXTRAS = new Set(["service_tier", "serviceTier", "context_management", "inference_geo", "speed", "labels", "toolConfig"]);
+const FOREIGN_FEATURES = new Set(["mcp_servers", "container", "logit_bias"]);
 
 /** Refuses, naming it, the first field of another vendor's request extras that `vendor` cannot leave out. */
 export function refuseForeignExtras(extras: Record<string, JsonObject>, vendor: string): void {
   for (const v in extras) {
     if (v === vendor) continue;
-    for (const k of Object.keys(extras[v]!)) if (!IGNORABLE_EXTRAS.has(k)) throw unsupported(vendor, k, `the ${v} field ${k}`);
+    for (const k of Object.keys(extras[v]!)) if (FOREIGN_FEATURES.has(k)) throw unsupported(vendor, k, `the ${v} field ${k}`);
   }
 }

@@ -6,6 +6,9 @@
 // step on its first function call: one that came back on a thinking part
 // moves there, and a function call of the current tool loop that has none
 // (the step came from another vendor) gets Google's documented placeholder.
+// What a GenAI client sent that the neutral model does not carry
+// (vendor_extras.gemini on the input, its turns, parts and tools) is put back
+// as it was sent.
 import type { JsonObject } from "@bufbuild/protobuf";
 import {
   CodeOutcome,
@@ -22,6 +25,7 @@ import {
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { mediaBase64, refuseForeignExtras, toolResultText } from "../chat-shared/parts.js";
 import { unsupported } from "../http/errors.js";
+import { overlayFields } from "../../core/json-fields.js";
 import { toGeminiJsonSchema, toGeminiSchema } from "./schema.js";
 import type * as wire from "./wire.js";
 
@@ -37,6 +41,13 @@ const OUTCOME: Record<CodeOutcome, string> = {
 };
 
 const refuse = (field: string, what: string) => unsupported(VENDOR, field, what);
+
+/**
+ * Gemini has no system role inside contents: a system turn (a system message
+ * in the middle of a conversation) becomes a user turn at its place whose
+ * texts are marked as system instructions.
+ */
+export const systemInstructionText = (text: string): string => `<system_instruction>\n${text}\n</system_instruction>`;
 const ownSig = (p: Part) => (p.signature?.issuer === VENDOR && p.signature.value ? p.signature.value : undefined);
 
 function dataPart(p: Part, field: string, resultName = ""): wire.Part | undefined {
@@ -68,8 +79,11 @@ function dataPart(p: Part, field: string, resultName = ""): wire.Part | undefine
       return { executableCode: { language: k.value.language || "PYTHON", code: k.value.code } };
     case "codeExecutionResult":
       return { codeExecutionResult: { outcome: OUTCOME[k.value.outcome] ?? "OUTCOME_UNSPECIFIED", ...(k.value.output ? { output: k.value.output } : {}) } };
-    default:
-      return undefined;
+    default: {
+      // A part of a kind the gateway does not know that a GenAI client sent: whole, as it came.
+      const x = p.vendorExtras[VENDOR];
+      return x ? ({ ...x } as wire.Part) : undefined;
+    }
   }
 }
 
@@ -82,6 +96,7 @@ function callNames(turns: Turn[]): Map<string, string> {
 
 function contentOf(t: Turn, ti: number, names: Map<string, string>, currentLoop: boolean): wire.Content | undefined {
   const model = t.role === Role.ASSISTANT;
+  const system = t.role === Role.SYSTEM;
   const parts: wire.Part[] = [];
   let carried: string | undefined;
   let firstCall = true;
@@ -94,9 +109,10 @@ function contentOf(t: Turn, ti: number, names: Map<string, string>, currentLoop:
       if (!resultName) throw refuse(`${field}.tool_result.name`, "a tool result whose tool call is not in the conversation");
     }
     const wp = dataPart(p, field, resultName);
-    // A media part's Gemini settings (videoMetadata, mediaResolution), as the client sent them.
-    const x = p.vendorExtras[VENDOR];
-    if (x && wp) Object.assign(wp, x);
+    // A part's Gemini fields the neutral kind does not name (a media part's videoMetadata, newer fields), as the client sent them.
+    const x = k.case === undefined ? undefined : p.vendorExtras[VENDOR];
+    if (x && wp) overlayFields(wp as Record<string, unknown>, x);
+    if (system && wp && typeof wp.text === "string" && !wp.thought) wp.text = systemInstructionText(wp.text);
     const sig = ownSig(p);
     if (k.case === "thinking" && sig && wp) {
       // A step's signature travels on its first function call; keep it for the call that follows.
@@ -126,14 +142,17 @@ function contentOf(t: Turn, ti: number, names: Map<string, string>, currentLoop:
     });
   });
   if (!parts.length) return undefined;
-  return { role: model ? "model" : "user", parts };
+  // A Content's own fields the turn does not name, as the client sent them.
+  const x = t.vendorExtras[VENDOR];
+  return x ? { ...x, role: model ? "model" : "user", parts } : { role: model ? "model" : "user", parts };
 }
 
 /** Index of the first turn of the current tool loop (after the last user turn that is not only tool results). */
 function currentLoopStart(turns: Turn[]): number {
   for (let i = turns.length - 1; i >= 0; i--) {
     const t = turns[i]!;
-    if (t.role !== Role.ASSISTANT && t.parts.some((p) => p.kind.case !== "toolResult")) return i + 1;
+    // A system turn in the middle of a loop does not end it.
+    if (t.role === Role.USER && t.parts.some((p) => p.kind.case !== "toolResult")) return i + 1;
   }
   return 0;
 }
@@ -145,7 +164,8 @@ function toTools(tools: Tool[]): wire.Tool[] {
     const k = t.kind;
     if (k.case === "function") {
       const params = k.value.parameters;
-      const d: wire.FunctionDeclaration = { name: k.value.name, ...(k.value.description ? { description: k.value.description } : {}) };
+      // A GenAI client's own declaration fields (behavior, response, newer ones), as it sent them.
+      const d: wire.FunctionDeclaration = { ...t.vendorExtras[VENDOR], name: k.value.name, ...(k.value.description ? { description: k.value.description } : {}) };
       // An empty object schema is "no parameters" (what a declaration without them means).
       const empty = params && params.type === "object" && Object.keys(params).length <= 2 && (!params.properties || Object.keys(params.properties as object).length === 0);
       if (params && !empty) {
@@ -156,7 +176,8 @@ function toTools(tools: Tool[]): wire.Tool[] {
       decls.push(d);
     } else if (k.case === "codeExecution") others.push({ codeExecution: {} });
     else if (k.case === "vendor") {
-      if (!BUILTIN.has(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
+      // Gemini's own (a GenAI client's, any kind), or one of its built-ins by name.
+      if (k.value.vendor ? k.value.vendor !== VENDOR : !BUILTIN.has(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
       others.push({ [k.value.type]: k.value.config ?? {} });
     }
   });
@@ -233,16 +254,20 @@ export function toVendorRequest(input: ChatInput): { body: wire.GenerateContentR
     const c = contentOf(t, ti, names, ti >= loop);
     return c ? [c] : [];
   });
-  const body: wire.GenerateContentRequest = { ...((input.vendorExtras[VENDOR] as JsonObject | undefined) ?? {}), contents };
-  const system = input.system.flatMap((p) => (p.kind.case === "text" ? [{ text: p.kind.value.text }] : []));
+  const body: wire.GenerateContentRequest = { contents };
+  const system = input.system.flatMap((p): wire.Part[] => {
+    const x = p.vendorExtras[VENDOR];
+    if (p.kind.case === "text") return [x ? { ...x, text: p.kind.value.text } : { text: p.kind.value.text }];
+    // A part of a kind the gateway does not know that a GenAI client sent: whole, as it came.
+    return x && p.kind.case === undefined ? [{ ...x } as wire.Part] : [];
+  });
   if (system.length) body.systemInstruction = { parts: system };
   const tools = toTools(input.tools);
   if (tools.length) body.tools = tools;
   const tc = input.toolChoice;
   const mode = tc ? MODE[tc.mode] : undefined;
   if (tc && (mode || tc.allowedNames.length)) {
-    // Beside the client's own Gemini tool settings, if it sent any (vendor extras).
-    body.toolConfig = { ...body.toolConfig, functionCallingConfig: { ...(mode ? { mode } : {}), ...(tc.allowedNames.length ? { allowedFunctionNames: tc.allowedNames } : {}) } };
+    body.toolConfig = { functionCallingConfig: { ...(mode ? { mode } : {}), ...(tc.allowedNames.length ? { allowedFunctionNames: tc.allowedNames } : {}) } };
   }
   if (input.safetySettings.length) {
     body.safetySettings = input.safetySettings.map((s) => ({
@@ -252,5 +277,8 @@ export function toVendorRequest(input: ChatInput): { body: wire.GenerateContentR
   }
   const g = generationConfig(input);
   if (g) body.generationConfig = g;
+  // The client's own fields: unknown ones, its tool settings beside the calling mode, values the neutral model could not carry.
+  const ve = input.vendorExtras[VENDOR];
+  if (ve) overlayFields(body as Record<string, unknown>, ve);
   return { body, plan: { singleCall: !!tc?.disableParallel } };
 }

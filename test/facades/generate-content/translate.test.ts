@@ -183,7 +183,7 @@ const CASES: [string, unknown, Record<string, unknown>][] = [
         { function: { name: "b", parameters: { type: "object", additionalProperties: false } } },
         { function: { name: "c", parameters: { type: "object", properties: {} } } },
         { codeExecution: {} },
-        { vendor: { type: "googleSearch", name: "googleSearch", config: {} } },
+        { vendor: { type: "googleSearch", name: "googleSearch", config: {}, vendor: "gemini" } },
       ],
       toolChoice: { mode: "TOOL_CHOICE_MODE_ANY", allowedNames: ["a"] },
     },
@@ -302,6 +302,8 @@ const ERRORS: [string, unknown, string][] = [
   ["ANY without functions", { contents: [user({ text: "x" })], toolConfig: { functionCallingConfig: { mode: "ANY" } } }, "toolConfig.functionCallingConfig.mode"],
   ["both response schemas", { contents: [user({ text: "x" })], generationConfig: { responseMimeType: "application/json", responseSchema: { type: "STRING" }, responseJsonSchema: {} } }, "generationConfig.responseJsonSchema"],
   ["responseJsonSchema not an object", { contents: [user({ text: "x" })], generationConfig: { responseMimeType: "application/json", responseJsonSchema: [1] } }, "generationConfig.responseJsonSchema"],
+  ["a newer tool kind that is not an object", { contents: [user({ text: "x" })], tools: [{ futureTool: true }] }, "tools[0].futureTool"],
+  ["an empty part (no kind, no field)", { contents: [user({})] }, "contents[0].parts[0]"],
 ];
 
 for (const [name, body, field] of ERRORS) {

@@ -328,3 +328,69 @@ t.test("toCore: a search result or tool reference is a text part carrying the wh
   t.same(content[0]!.vendorExtras.anthropic, { type: "tool_reference", tool_name: "get_weather" });
   t.equal(clientField("turns[0].parts[0]"), "messages.0.content.0", "errors still name the client's block");
 });
+
+t.test("toCore: values the gateway does not know ride in vendor_extras; the neutral fields keep the known ones", async (t) => {
+  const base = { model: "claude-x", max_tokens: 2000, messages: [{ role: "user", content: "q" }] };
+  const known = toCoreChatInput(parse({ ...base, thinking: { type: "adaptive", display: "summarized" }, output_config: { effort: "high" }, tools: [{ name: "f", input_schema: { type: "object" } }], tool_choice: { type: "auto" } }), ctx).input;
+  t.same(known.vendorExtras, {}, "nothing newer: no extras");
+  t.equal(known.config?.thinking?.display, "summarized");
+  t.equal(known.config?.thinking?.effort, "high");
+
+  const newer = toCoreChatInput(
+    parse({
+      ...base,
+      thinking: { type: "enabled", budget_tokens: 1024, display: "updates" },
+      output_config: { effort: "ultra", format: { type: "json_schema", schema: { type: "object" }, strict: true } },
+      tools: [{ name: "f", input_schema: { type: "object" } }],
+      tool_choice: { type: "tool", name: "f", future_flag: true },
+    }),
+    ctx,
+  ).input;
+  t.same(newer.vendorExtras.anthropic, {
+    thinking: { type: "enabled", budget_tokens: 1024, display: "updates" },
+    tool_choice: { type: "tool", name: "f", future_flag: true },
+    output_config: { effort: "ultra", format: { strict: true } },
+  });
+  t.equal(newer.config?.thinking?.display, "", "a newer display: none in the neutral model");
+  t.equal(newer.config?.thinking?.includeThoughts, true);
+  t.equal(newer.config?.thinking?.effort, "", "a newer effort: none");
+  t.equal(newer.config?.thinking?.budgetTokens, 1024);
+  t.same(newer.config?.responseSchema, { type: "object" }, "the schema still maps");
+  t.same(newer.toolChoice?.allowedNames, ["f"], "the known choice still maps");
+
+  const opaque = toCoreChatInput(parse({ ...base, thinking: { type: "future_mode" }, tool_choice: { type: "future" }, output_config: { format: { type: "regex", pattern: "a" } } }), ctx).input;
+  t.notOk(opaque.config?.thinking, "a newer thinking type: no neutral thinking");
+  t.notOk(opaque.toolChoice, "a newer tool_choice: no neutral choice");
+  t.notOk(opaque.config?.responseMimeType, "a newer format: no JSON mode");
+  t.same(opaque.vendorExtras.anthropic, { thinking: { type: "future_mode" }, tool_choice: { type: "future" }, output_config: { format: { type: "regex", pattern: "a" } } });
+});
+
+t.test("toCore: a system message is a system turn at its place; a message with its own fields is a turn of its own", async (t) => {
+  const { input, clientField } = toCoreChatInput(
+    parse({
+      model: "claude-x",
+      max_tokens: 100,
+      messages: [
+        { role: "user", content: "a" },
+        { role: "system", content: "s1" },
+        { role: "system", content: "s2" },
+        { role: "user", content: "b", future_field: 1 },
+        { role: "user", content: [{ type: "text", text: "c" }, { type: "future_block_2027", x: 1 }] },
+      ],
+    }),
+    ctx,
+  );
+  t.same(
+    input.turns.map((x) => [x.role, x.parts.length]),
+    [
+      [Role.USER, 1],
+      [Role.SYSTEM, 2],
+      [Role.USER, 1],
+      [Role.USER, 2],
+    ],
+  );
+  t.same(input.turns[2]!.vendorExtras.anthropic, { future_field: 1 });
+  t.same(input.turns[3]!.parts[1]!.vendorExtras.anthropic, { type: "future_block_2027", x: 1 }, "a newer block: whole, no kind");
+  t.equal(input.turns[3]!.parts[1]!.kind.case, undefined);
+  t.equal(clientField("turns[3].parts[1]"), "messages.4.content.1", "errors still name the client's field");
+});

@@ -59,8 +59,9 @@ t.test("thinking.display and output_config.effort reach each upstream in its own
   t.equal(tc?.thinkingLevel, "HIGH", "Gemini's levels stop at HIGH");
   t.notOk(tc?.includeThoughts, "omitted thoughts are not asked for");
 
+  // A newer display is served (future-fields.test.ts); one that is not a string is refused.
   const bad = await c.messages
-    .create({ model: "claude-x", max_tokens: 4096, thinking: { type: "adaptive", display: "hidden" as "omitted" }, messages: [{ role: "user", content: "Hi" }] })
+    .create({ model: "claude-x", max_tokens: 4096, thinking: { type: "adaptive", display: 3 as unknown as "omitted" }, messages: [{ role: "user", content: "Hi" }] })
     .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
   t.equal(bad?.status, 400);
   t.match((bad?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: /^thinking\.display: / });

@@ -264,3 +264,69 @@ t.test("executable code from another vendor is shown as text", async (t) => {
     { type: "text", text: "Code execution output:\n```\n1\n```" },
   ]);
 });
+
+t.test("a Messages client's own fields go back as sent: system turns, message fields, tool fields, newer values", async (t) => {
+  const text = (s: string) => ({ kind: { case: "text" as const, value: { text: s } } });
+  const { body } = toVendorRequest(
+    input({
+      turns: [
+        user("a"),
+        { role: Role.SYSTEM, parts: [text("Be terse.")] },
+        { role: Role.SYSTEM, parts: [text("Really.")], vendorExtras: { anthropic: { future_message_field: 1 } } },
+        { role: Role.SYSTEM, parts: [text("Again.")] },
+        { role: Role.USER, parts: [{ kind: { case: "toolResult", value: { callId: "toolu_1", content: [text("r"), { vendorExtras: { anthropic: { type: "future_block", y: 2 } } }, { vendorExtras: { gemini: { futurePart: {} } } }] } } }] },
+      ],
+      tools: [
+        { kind: { case: "function", value: { name: "f", description: "d", parameters: { type: "object" } } }, vendorExtras: { anthropic: { defer_loading: true }, gemini: { behavior: "X" } } },
+        { kind: { case: "vendor", value: { type: "future_tool", name: "ft", config: { k: 1 }, vendor: "anthropic" } } },
+      ],
+      config: { thinking: { enabled: true, includeThoughts: true } },
+      metadata: { sourceFormat: "messages", userId: "u" },
+      vendorExtras: { anthropic: { thinking: { type: "adaptive", display: "updates" }, metadata: { future_meta: "m" }, output_config: { effort: "ultra" }, tool_choice: { type: "future" } } },
+    }),
+    "m",
+    { stream: false },
+  );
+  t.same(
+    body.messages.map((m) => [m.role, m.content.length, m.future_message_field]),
+    [
+      ["user", 1, undefined],
+      ["system", 1, undefined],
+      ["system", 1, 1],
+      ["system", 1, undefined],
+      ["user", 1, undefined],
+    ],
+    "a message with its own fields is not merged with its neighbours",
+  );
+  t.same(body.messages[4]!.content[0], { type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "r" }, { type: "future_block", y: 2 }] });
+  t.same(body.tools, [
+    { defer_loading: true, name: "f", description: "d", input_schema: { type: "object" } },
+    { k: 1, type: "future_tool", name: "ft" },
+  ]);
+  t.same(body.thinking, { type: "adaptive", display: "updates" });
+  t.same(body.metadata, { user_id: "u", future_meta: "m" });
+  t.same(body.output_config, { effort: "ultra" });
+  t.same(body.tool_choice, { type: "future" });
+
+  // Thinking left out mid tool loop (the last step came from elsewhere) stays out, newer display or not.
+  const loop = toVendorRequest(
+    input({
+      turns: [
+        user("q"),
+        { role: Role.ASSISTANT, parts: [{ kind: { case: "thinking", value: { text: "t" } }, signature: { issuer: "gemini", value: "g" } }, { kind: { case: "toolCall", value: { id: "toolu_1", name: "f", arguments: {} } } }] },
+        { role: Role.USER, parts: [{ kind: { case: "toolResult", value: { callId: "toolu_1", content: [text("r")] } } }] },
+      ],
+      tools: [{ kind: { case: "function", value: { name: "f", parameters: { type: "object" } } } }],
+      config: { thinking: { enabled: true, includeThoughts: true } },
+      metadata: { sourceFormat: "messages" },
+      vendorExtras: { anthropic: { thinking: { type: "adaptive", display: "updates" } } },
+    }),
+    "m",
+    { stream: false },
+  );
+  t.notOk("thinking" in loop.body);
+  const newer = toVendorRequest(input({ turns: [user("q")], metadata: { sourceFormat: "messages" }, vendorExtras: { anthropic: { thinking: { type: "future_mode" } } } }), "m", { stream: false });
+  t.same(newer.body.thinking, { type: "future_mode" }, "a thinking type the neutral model has no form for: as sent");
+  const gemini = t.throws(() => toVendorRequest(input({ turns: [user("q")], tools: [{ kind: { case: "vendor", value: { type: "future_tool_20270101", name: "x", vendor: "gemini" } } }] }), "m", { stream: false })) as ConnectError;
+  t.equal(errorDetail(gemini)?.field, "tools[0]", "another vendor's tool is refused whatever its type looks like");
+});

@@ -249,3 +249,37 @@ t.test("Gemini's own settings: a part's extras join the part, toolConfig extras 
   })();
   t.equal(errorDetail(e!)?.field, "container", "another vendor's feature is refused, not dropped");
 });
+
+t.test("a system turn is a user turn marked as a system instruction; it does not end a tool loop", async (t) => {
+  const call = { kind: { case: "toolCall" as const, value: { id: "c1", name: "f", arguments: {} } } };
+  const result = { kind: { case: "toolResult" as const, value: { callId: "c1", name: "f", content: [text("ok")] } } };
+  const { body } = toVendorRequest(
+    input({
+      turns: [user("go"), { role: Role.ASSISTANT, parts: [call] }, { role: Role.SYSTEM, parts: [text("Be terse."), { kind: { case: "thinking", value: { text: "t" } } }] }, { role: Role.USER, parts: [result] }],
+    }),
+  );
+  t.same(body.contents[2], { role: "user", parts: [{ text: "<system_instruction>\nBe terse.\n</system_instruction>" }, { text: "t", thought: true }] }, "texts marked, a thought not");
+  t.equal(body.contents[1]!.parts[0]!.thoughtSignature, SKIP_SIGNATURE, "the call is still in the current loop");
+});
+
+t.test("a GenAI client's own fields: whole parts, content and declaration fields, newer tools; another vendor's tool is refused", async (t) => {
+  const { body } = toVendorRequest(
+    input({
+      system: [{ kind: { case: "text", value: { text: "Sys" } }, vendorExtras: { gemini: { futureFlag: true } } }, { vendorExtras: { gemini: { futureSystemPart: {} } } }, { vendorExtras: { anthropic: { type: "future_block" } } }],
+      turns: [{ role: Role.USER, parts: [text("hi"), { vendorExtras: { gemini: { futurePart: { x: 1 } } } }, { vendorExtras: { anthropic: { type: "future_block" } } }], vendorExtras: { gemini: { futureContentField: "c" } } }],
+      tools: [
+        { kind: { case: "function", value: { name: "f", description: "d" } }, vendorExtras: { gemini: { behavior: "NON_BLOCKING" }, anthropic: { strict: true } } },
+        { kind: { case: "vendor", value: { type: "futureTool", name: "futureTool", config: { a: 1 }, vendor: "gemini" } } },
+      ],
+      config: { thinking: { includeThoughts: true } },
+      vendorExtras: { gemini: { generationConfig: { futureKnob: 1, thinkingConfig: { thinkingLevel: "ULTRA" } }, toolConfig: { functionCallingConfig: { mode: "FUTURE" } } } },
+    }),
+  );
+  t.same(body.systemInstruction, { parts: [{ futureFlag: true, text: "Sys" }, { futureSystemPart: {} }] });
+  t.same(body.contents, [{ futureContentField: "c", role: "user", parts: [{ text: "hi" }, { futurePart: { x: 1 } }] }]);
+  t.same(body.tools, [{ functionDeclarations: [{ behavior: "NON_BLOCKING", name: "f", description: "d" }] }, { futureTool: { a: 1 } }]);
+  t.same(body.generationConfig, { futureKnob: 1, thinkingConfig: { includeThoughts: true, thinkingLevel: "ULTRA" } }, "laid over what was built");
+  t.same(body.toolConfig, { functionCallingConfig: { mode: "FUTURE" } });
+  const e = t.throws(() => toVendorRequest(input({ turns: [user("hi")], tools: [{ kind: { case: "vendor", value: { type: "future_tool_20270101", name: "ft", vendor: "anthropic" } } }] }))) as ConnectError;
+  t.equal(errorDetail(e)?.field, "tools[0]");
+});

@@ -187,3 +187,27 @@ t.test("JSON output, logprobs, reasoning effort", async (t) => {
   }
   t.ok(toVendorRequest(input({ turns: [user("q")], safetySettings: [{ category: HarmCategory.HARASSMENT, threshold: HarmBlockThreshold.OFF }] }), "m", compat), "block none / off pass as no-ops");
 });
+
+t.test("a system turn is a system message at its place; its media is refused; other vendors' newer fields are left out", async (t) => {
+  const sys = (...texts: string[]) => ({ role: Role.SYSTEM, parts: texts.map((text) => ({ kind: { case: "text" as const, value: { text } } })) });
+  const { body } = toVendorRequest(
+    input({
+      turns: [user("a"), sys("Be terse.", "Really."), sys(""), user("b")],
+      vendorExtras: { anthropic: { future_top_level: 1, thinking: { type: "adaptive", display: "updates" } }, gemini: { futureTopLevel: 2 } },
+    }),
+    "gpt",
+    compat,
+  );
+  t.same(body.messages, [
+    { role: "user", content: "a" },
+    { role: "system", content: "Be terse.\n\nReally." },
+    { role: "user", content: "b" },
+  ]);
+  t.notOk("future_top_level" in body || "futureTopLevel" in body || "thinking" in body);
+  const e = t.throws(() =>
+    toVendorRequest(input({ turns: [user("a"), { role: Role.SYSTEM, parts: [{ kind: { case: "media", value: { mimeType: "image/png", source: { case: "data", value: new Uint8Array([1]) } } } }] }] }), "gpt", compat),
+  ) as ConnectError;
+  t.equal(errorDetail(e)?.field, "turns[1].parts[0].media");
+  const mcp = t.throws(() => toVendorRequest(input({ turns: [user("a")], vendorExtras: { anthropic: { mcp_servers: [] } } }), "gpt", compat)) as ConnectError;
+  t.equal(errorDetail(mcp)?.field, "mcp_servers", "a feature whose absence changes the answer is still refused");
+});

@@ -98,6 +98,18 @@ function assistantMessage(parts: Part[], ti: number): wire.Message | undefined {
   return { role: "assistant", content: text || null, ...(calls.length ? { tool_calls: calls } : {}) };
 }
 
+/** A system turn (a system message in the middle of the conversation): a system message at its place. */
+function systemMessage(parts: Part[], ti: number): wire.Message | undefined {
+  const texts: string[] = [];
+  parts.forEach((p, pi) => {
+    const k = p.kind;
+    if (k.case === "text") {
+      if (k.value.text) texts.push(k.value.text);
+    } else if (k.case === "media") throw refuse(`turns[${ti}].parts[${pi}].media`, "media in a system message");
+  });
+  return texts.length ? { role: "system", content: texts.join("\n\n") } : undefined;
+}
+
 function toTool(t: Tool, i: number): wire.Tool {
   const k = t.kind;
   if (k.case === "function") {
@@ -144,8 +156,8 @@ export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: {
   if (json.kind === "any") system.push("Respond with a valid JSON object.");
   if (system.length) messages.push({ role: "system", content: system.join("\n\n") });
   input.turns.forEach((t, ti) => {
-    if (t.role === Role.ASSISTANT) {
-      const m = assistantMessage(t.parts, ti);
+    if (t.role === Role.ASSISTANT || t.role === Role.SYSTEM) {
+      const m = t.role === Role.ASSISTANT ? assistantMessage(t.parts, ti) : systemMessage(t.parts, ti);
       if (m) messages.push(m);
     } else messages.push(...userMessages(t.parts, ti));
   });
