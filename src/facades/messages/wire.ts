@@ -96,6 +96,22 @@ export const browserStateBlock = z.looseObject({
   cache_control: cacheControl,
 });
 
+/**
+ * Blocks of Anthropic's server tools in an earlier answer, sent back with the
+ * conversation: carried to an Anthropic upstream as they are, left out for
+ * the others (like another vendor's thinking).
+ */
+export const SERVER_BLOCK_TYPES = [
+  "server_tool_use",
+  "web_search_tool_result",
+  "web_fetch_tool_result",
+  "code_execution_tool_result",
+  "bash_code_execution_tool_result",
+  "text_editor_code_execution_tool_result",
+  "tool_search_tool_result",
+  "container_upload",
+] as const;
+
 /** Every block type the gateway knows, wherever it may stand. */
 export const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set([
   "text",
@@ -108,14 +124,7 @@ export const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set([
   "redacted_thinking",
   "tool_reference",
   "browser_state",
-  "server_tool_use",
-  "web_search_tool_result",
-  "web_fetch_tool_result",
-  "code_execution_tool_result",
-  "bash_code_execution_tool_result",
-  "text_editor_code_execution_tool_result",
-  "tool_search_tool_result",
-  "container_upload",
+  ...SERVER_BLOCK_TYPES,
 ]);
 
 /**
@@ -142,21 +151,6 @@ export const toolResultBlock = z.looseObject({
 export const thinkingBlock = z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string(), cache_control: cacheControl });
 export const redactedThinkingBlock = z.looseObject({ type: z.literal("redacted_thinking"), data: z.string().min(1), cache_control: cacheControl });
 
-/**
- * Blocks of Anthropic's server tools in an earlier answer, sent back with the
- * conversation: carried to an Anthropic upstream as they are, left out for
- * the others (like another vendor's thinking).
- */
-export const SERVER_BLOCK_TYPES = [
-  "server_tool_use",
-  "web_search_tool_result",
-  "web_fetch_tool_result",
-  "code_execution_tool_result",
-  "bash_code_execution_tool_result",
-  "text_editor_code_execution_tool_result",
-  "tool_search_tool_result",
-  "container_upload",
-] as const;
 export const serverBlock = z.looseObject({ type: z.enum(SERVER_BLOCK_TYPES), cache_control: cacheControl });
 
 const knownContentBlock = z.discriminatedUnion("type", [textBlock, imageBlock, documentBlock, searchResultBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock, serverBlock]);
