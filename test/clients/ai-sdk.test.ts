@@ -3,18 +3,21 @@
 // unchanged: text, streams, tools, objects, thinking, a system message inside
 // the conversation, and images.
 import t from "tap";
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { createOpenAI } from "@ai-sdk/openai";
-import { generateImage, generateObject, generateText, stepCountIs, streamObject, streamText, tool, type LanguageModel } from "ai";
+import type { LanguageModel } from "ai";
 import sharp from "sharp";
-import { z } from "zod";
 import { ADMIN_KEY, startServer, type TestServer } from "../helpers/app.js";
 import { installClients } from "./harness.js";
 
+// The packages exist once the suite has installed them: imported after that.
+await installClients();
+const { createAnthropic } = await import("@ai-sdk/anthropic");
+const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+const { createOpenAI } = await import("@ai-sdk/openai");
+const { generateImage, generateObject, generateText, stepCountIs, streamObject, streamText, tool } = await import("ai");
+const { z } = await import("zod");
+
 let server: TestServer;
 t.before(async () => {
-  await installClients();
   server = await startServer();
 });
 t.teardown(() => server?.close());

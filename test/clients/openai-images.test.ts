@@ -3,17 +3,20 @@
 // current code does) and with each one asked for, and streamed partial images
 // for generations and edits.
 import t from "tap";
-import OpenAI, { toFile } from "openai";
+import type OpenAI from "openai";
 import sharp from "sharp";
 import { ADMIN_KEY, startServer, type TestServer } from "../helpers/app.js";
 import { installClients } from "./harness.js";
 
+// openai 7 exists once the suite has installed it: imported after that.
+await installClients();
+const { default: OpenAIClient, toFile } = await import("openai");
+
 let server: TestServer;
 let client: OpenAI;
 t.before(async () => {
-  await installClients();
   server = await startServer();
-  client = new OpenAI({ apiKey: ADMIN_KEY, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
+  client = new OpenAIClient({ apiKey: ADMIN_KEY, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
 });
 t.teardown(() => server?.close());
 
