@@ -343,13 +343,13 @@ async function main() {
       ? ["node", process.env.BENCH_GATEWAY_ENTRY]
       : JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start.split(/\s+/);
     /** Starts a gateway with its own data dir and ports, and waits until it is healthy. */
-    const startGateway = async (name, extraEnv = {}) => {
+    const startGateway = async (name, extraEnv = {}, entry = undefined) => {
       const http = await freePort();
       const grpc = await freePort();
       // BENCH_NODE_FLAGS: node/V8 flags for the gateway (e.g. V8's own heap sizing, to compare with the defaults of docs/deploy.md, Memory).
       const nodeFlags = cmd === "node" ? (process.env.BENCH_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean) : [];
-      // After npm start's own node flags (the last of a repeated V8 flag wins), before its script.
-      const gwArgs = [...args.slice(0, -1), ...nodeFlags, ...(PROF_DIR && cmd === "node" ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`] : []), ...args.slice(-1)];
+      // After npm start's own node flags (the last of a repeated V8 flag wins), before its script (or `entry`, another build's main.js).
+      const gwArgs = [...args.slice(0, -1), ...nodeFlags, ...(PROF_DIR && cmd === "node" ? ["--cpu-prof", `--cpu-prof-dir=${PROF_DIR}`] : []), ...(entry ? [entry] : args.slice(-1))];
       const g = start("omnigate", 1, cmd === "node" ? process.execPath : cmd, gwArgs, {
         OMNIGATE_PORT: String(http),
         OMNIGATE_GRPC_PORT: String(grpc),
@@ -368,8 +368,11 @@ async function main() {
     const { g: gateway, port: gwPort } = await startGateway("data");
     // BENCH_BASELINE_ENV ("NAME=value,NAME=value"): an A/B of settings. A second omnigate, started with
     // these variables, takes the bare proxy's place in every round and ratio (the rows keep its label).
+    // BENCH_BASELINE_ENTRY: the same for two builds: the second omnigate runs this compiled main.js (another
+    // checkout's dist/server/<hash>/src/server/main.js) with npm start's node flags.
     const baselineEnv = process.env.BENCH_BASELINE_ENV ? Object.fromEntries(process.env.BENCH_BASELINE_ENV.split(",").map((kv) => kv.split(/=(.*)/s, 2))) : undefined;
-    const baseline = baselineEnv ? await startGateway("baseline-data", baselineEnv) : undefined;
+    const baselineEntry = process.env.BENCH_BASELINE_ENTRY;
+    const baseline = baselineEnv || baselineEntry ? await startGateway("baseline-data", baselineEnv ?? {}, baselineEntry) : undefined;
     const targets = {
       direct: { name: "direct", pid: undefined, base: up },
       proxy: baseline ? { name: "bare proxy", pid: baseline.g.proc.pid, base: `http://127.0.0.1:${baseline.port}` } : { name: "bare proxy", pid: proxy.proc.pid, base: `http://127.0.0.1:${proxyPort}` },
