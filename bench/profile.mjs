@@ -106,7 +106,7 @@ if (process.argv[4]) {
   const re = new RegExp(process.argv[4]);
   const callers = new Map();
   for (let i = 0; i < prof.samples.length; i++) {
-    let id = prof.samples[i];
+    const id = prof.samples[i];
     if (isLoad(id)) continue;
     const chainIds = [];
     for (let x = id; x !== undefined; x = parent.get(x)) chainIds.push(x);

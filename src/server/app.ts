@@ -9,7 +9,7 @@ import { appRouter, type AppRouter } from "../trpc/router.js";
 import { trpcContextFactory } from "../trpc/context.js";
 import { consoleRoute } from "./console.js";
 import type { AppDeps } from "./deps.js";
-import { randomHex } from "../core/ids.js";
+import { randomHex } from "../lib/ids.js";
 import { facades } from "./facades.js";
 import { lazyChildLogger } from "./request-logger.js";
 import { serializeError } from "./log-serializers.js";
@@ -207,7 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     scope.addHook("preParsing", decodeRequestBody);
     limitJsonDepth(scope);
     if (cors) scope.addHook("onRequest", cors);
-    for (const f of facades) await scope.register(f.plugin, { deps });
+    for (const f of facades) await scope.register(f.plugin, { deps, openaiUnknownUrl: (url, requestId, method) => unknownUrlReply(url, "openai", requestId, method) });
   });
 
   return app;

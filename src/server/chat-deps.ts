@@ -14,10 +14,10 @@ import { IMAGE_PROFILE_IDS, type Config } from "../config.js";
 import { displayName, type ModelEntry } from "../core/model/catalog.js";
 import type { ChannelStates } from "../core/routing/channel-state.js";
 import { channelChatRouting, localOnlyRouting, type ChatRouting } from "../core/routing/chat-routing.js";
-import { chatChannels, isChatVendor } from "../providers/http/chat-upstreams.js";
-import { jsonLogger, type UpstreamLogger } from "../providers/http/log.js";
-import { upstreamPools } from "../providers/http/pools.js";
-import type { ChatProvider } from "../providers/types.js";
+import { chatChannels, isChatVendor } from "../providers/chat-upstreams.js";
+import { jsonLogger, type UpstreamLogger } from "../providers/shared/log.js";
+import { upstreamPools } from "../providers/shared/pools.js";
+import type { ChatProvider } from "../core/ports.js";
 
 export interface ChatDeps {
   routing: ChatRouting;

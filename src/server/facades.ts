@@ -1,17 +1,13 @@
 // The wire-format facades the HTTP listener hosts. Each is a fastify plugin
 // that keeps its parsers, hooks and error handler to itself.
 import type { FastifyPluginAsync } from "fastify";
-import type { AppDeps } from "./deps.js";
+import type { FacadeOptions } from "../facades/shared/options.js";
 import { messagesFacade } from "../facades/messages/plugin.js";
 import { openaiModelsFacade } from "../facades/openai-models/plugin.js";
 import { openaiImagesFacade } from "../facades/openai-images/plugin.js";
 import { generateContentFacade } from "../facades/generate-content/plugin.js";
 import { imageBotFacade } from "../facades/image-bot/plugin.js";
 import { videoFacade } from "../facades/video/plugin.js";
-
-export interface FacadeOptions {
-  deps: AppDeps;
-}
 
 export interface Facade {
   name: string;

@@ -11,7 +11,7 @@ import type { TaskRunner } from "../core/tasks/runner.js";
 import { videoHandler } from "../core/video/video-handler.js";
 import { isVideoChannel, videoQueue, videoRouting, type VideoChannel } from "../core/video/video-routing.js";
 import type { VideoServiceDeps } from "../core/video/video-service.js";
-import { jsonLogger } from "../providers/http/log.js";
+import { jsonLogger } from "../providers/shared/log.js";
 import { localVideoProvider } from "../providers/local/video/provider.js";
 import { openaiVideosClient } from "../providers/openai-videos/client.js";
 import { openaiVideosProvider } from "../providers/openai-videos/provider.js";

@@ -92,6 +92,7 @@ export function writeCoalescer(): WriteCoalescer {
   function sendThenEnd(this: Socket, ...args: unknown[]): Socket {
     if (isHeld(this)) send(this);
     const outer = ending;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the socket being ended, read by the nested send
     ending = this;
     try {
       return (end as (...a: unknown[]) => Socket).apply(this, args);

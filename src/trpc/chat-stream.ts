@@ -1,13 +1,10 @@
 // chat.stream: the core's streamed answer as a tRPC subscription (SSE), one
 // event per text or thinking delta, so a browser can show it token by token.
 import { create } from "../core/proto/create.js";
-import type { z } from "zod";
 import { ChatInputSchema, FinishReason, Role, type ChatInput } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import type { TrpcContext } from "./context.js";
 import { toTrpcError } from "./errors.js";
-import type { chatGenerateInput } from "./router.js";
-
-export type ChatGenerateInput = z.infer<typeof chatGenerateInput>;
+import type { ChatGenerateInput } from "./chat-input.js";
 
 export function toChatInput(input: ChatGenerateInput): ChatInput {
   return create(ChatInputSchema, {

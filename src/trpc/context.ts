@@ -10,7 +10,7 @@ import { bearerToken } from "../core/auth/interceptor.js";
 import { URL_BASE_HEADER } from "../core/image/image-service.js";
 import type { TaskEvents } from "../core/tasks/events.js";
 import { coreCallOptions } from "../facades/shared/call.js";
-import type { AppDeps } from "../server/deps.js";
+import type { Transport } from "@connectrpc/connect";
 
 export interface CoreClients {
   models: Client<typeof ModelService>;
@@ -36,8 +36,15 @@ export interface TrpcContext {
 
 const URL_BASE = /^https?:\/\/[A-Za-z0-9.\-:[\]]+$/;
 
+/** What the tRPC edge needs of the app. */
+export interface TrpcDeps {
+  config: { dev: boolean };
+  core: { transport: Transport };
+  tasks: { runner: { events: TrpcContext["taskEvents"] } };
+}
+
 /** createContext for the tRPC plugin; close() (on the app's preClose) ends the live subscriptions. */
-export function trpcContextFactory(deps: AppDeps) {
+export function trpcContextFactory(deps: TrpcDeps) {
   const closing = new AbortController();
   const clients: CoreClients = {
     models: createClient(ModelService, deps.core.transport),

@@ -4,23 +4,13 @@ import { z } from "zod";
 import { Capability } from "../../gen/omnigate/model/v1/model_pb.js";
 import { FinishReason } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import { adminRouter } from "./admin-router.js";
+import { chatGenerateInput } from "./chat-input.js";
 import { chatStream, toChatInput } from "./chat-stream.js";
 import { imageBotRouter } from "./image-bot-router.js";
 import { imagesRouter, videoRouter } from "./media-router.js";
 import { core, t } from "./trpc.js";
 
 const CAPABILITIES = { chat: Capability.CHAT, image: Capability.IMAGE, "image-bot": Capability.IMAGE_BOT, video: Capability.VIDEO } as const;
-
-export const chatGenerateInput = z.object({
-  model: z.string().min(1).max(256),
-  system: z.string().optional(),
-  messages: z
-    .array(z.object({ role: z.enum(["user", "assistant"]), content: z.string().min(1) }))
-    .min(1),
-  maxTokens: z.number().int().positive().optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  stopSequences: z.array(z.string().min(1)).max(5).optional(),
-});
 
 const FINISH_NAMES: Record<number, string> = Object.fromEntries(
   Object.entries(FinishReason)

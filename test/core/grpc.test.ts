@@ -15,7 +15,6 @@ const pkgDef = protoLoader.loadSync(["omnigate/model/v1/model.proto", "omnigate/
   defaults: true,
   oneofs: true,
 });
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const loaded = grpc.loadPackageDefinition(pkgDef) as any;
 
 let server: TestServer;

@@ -128,8 +128,7 @@ t.test("clients read the early refusal as Unauthenticated, unary and streaming",
 
 t.test("a stock grpc-js client reads the refusal", async (t) => {
   const def = protoLoader.loadSync(["omnigate/model/v1/model.proto"], { includeDirs: [path.resolve(import.meta.dirname, "../../proto")] });
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const pkg = grpc.loadPackageDefinition(def) as any;
+    const pkg = grpc.loadPackageDefinition(def) as any;
   const client = new pkg.omnigate.model.v1.ModelService(server.grpcAddress, grpc.credentials.createInsecure());
   t.teardown(() => client.close());
   const err = await new Promise<grpc.ServiceError>((resolve) => client.listModels({}, new grpc.Metadata(), (e: grpc.ServiceError) => resolve(e)));

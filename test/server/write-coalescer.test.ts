@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { setImmediate as turn } from "node:timers/promises";
 import { request } from "undici";
 import { MAX_HELD, writeCoalescer } from "../../src/server/write-coalescer.js";
-import { upstreamPools } from "../../src/providers/http/pools.js";
+import { upstreamPools } from "../../src/providers/shared/pools.js";
 import { startServer } from "../helpers/app.js";
 
 /** A connected pair: `client` (ours) and what the server side has read so far. */

@@ -1,6 +1,6 @@
 // What pressing a button of a finished task starts: the new task's action,
 // operation, prompt and whether it waits in MODAL first. Pure.
-import type { ImageBotOperation } from "../../providers/types.js";
+import type { ImageBotOperation } from "../ports.js";
 import type { ParsedCustomId } from "./custom-id.js";
 import type { ActionName, ImageBotTask, ModalWait } from "./model.js";
 

@@ -1,5 +1,5 @@
 // The buttons a finished task offers, by what it produced. Pure.
-import type { ImageBotButton } from "../../providers/types.js";
+import type { ImageBotButton } from "../ports.js";
 import { formatCustomId, type ButtonAction } from "./custom-id.js";
 
 export const UPSCALE_VERSION = "v6";

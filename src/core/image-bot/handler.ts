@@ -2,7 +2,7 @@
 // image, hands the job to the provider of the task's account, stores previews
 // and the result in the blob store, and fills in the buttons.
 import { ConnectError } from "@connectrpc/connect";
-import type { ImageBotButton, ImageBotJob, ImageBotOutput } from "../../providers/types.js";
+import type { ImageBotButton, ImageBotJob, ImageBotOutput } from "../ports.js";
 import { isChannelFault } from "../routing/channel-state.js";
 import { TaskFailure, type ExecContext, type TaskHandler } from "../tasks/types.js";
 import { describeButtons, gridButtons, shortenButtons, upscaleButtons } from "./buttons.js";

@@ -2,9 +2,9 @@
 // static GIF or WEBP, at most 4 MB and MAX_INPUT_PIXELS, really decodable. A
 // refusal names the field and the problem. Only the header is read here.
 import type { Metadata } from "sharp";
-import { loadSharp } from "../../providers/local/sharp.js";
+import { loadSharp } from "../../lib/sharp.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
-import type { ImageBytes } from "../../providers/types.js";
+import type { ImageBytes } from "../ports.js";
 import { invalidArgument } from "../errors.js";
 import { HEADER_ONLY, PIXEL_LIMIT_TEXT, withinPixelLimit } from "../pixel-limit.js";
 

@@ -4,7 +4,7 @@ import { type JsonObject } from "@bufbuild/protobuf";
 import { create } from "../proto/create.js";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Action, BotType, ButtonSchema, Status, TaskSchema, type Task } from "../../../gen/omnigate/task/v1/task_pb.js";
-import type { ImageBotButton, ImageBotOperation } from "../../providers/types.js";
+import type { ImageBotButton, ImageBotOperation } from "../ports.js";
 import type { StoredTask, TaskStatus } from "../tasks/types.js";
 
 export const IMAGE_BOT_KIND = "image-bot";

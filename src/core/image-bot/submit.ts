@@ -19,7 +19,7 @@ import {
   type SubmitResult,
   type SubmitTaskRequest,
 } from "../../../gen/omnigate/task/v1/task_pb.js";
-import type { ImageBotOperation } from "../../providers/types.js";
+import type { ImageBotOperation } from "../ports.js";
 import type { Principal, UsageNote } from "../context.js";
 import { Code, coreError, invalidArgument } from "../errors.js";
 import { QueueFullError } from "../tasks/types.js";

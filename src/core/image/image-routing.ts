@@ -4,7 +4,7 @@
 // higher priority come first; equal priorities are ordered by weighted chance.
 import type { ChannelConfig } from "../../config.js";
 import type { ConnectError } from "@connectrpc/connect";
-import type { ImageProvider } from "../../providers/types.js";
+import type { ImageProvider } from "../ports.js";
 import { isChannelFault, type ChannelStates } from "../routing/channel-state.js";
 import { globMatch } from "../routing/glob.js";
 import { weightedOrder } from "../routing/weighted-order.js";

@@ -7,7 +7,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../proto/create.js";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { loadSharp } from "../../providers/local/sharp.js";
+import { loadSharp } from "../../lib/sharp.js";
 import {
   CreateImageVariationsResponseSchema,
   EditImagesResponseSchema,
@@ -18,7 +18,7 @@ import {
   StreamGenerateImagesResponseSchema,
   type ImageBatch,
 } from "../../../gen/omnigate/image/v1/image_pb.js";
-import type { CallContext, ImageJob, ImageResult, ImageStreamEvent } from "../../providers/types.js";
+import type { CallContext, ImageJob, ImageResult, ImageStreamEvent } from "../ports.js";
 import type { BlobStore } from "../../storage/blob/blob-store.js";
 import { signFileUrl } from "../../storage/blob/signed-url.js";
 import { recordQuietly, type UsageStore } from "../../storage/types.js";

@@ -2,9 +2,9 @@
 // format, squareness, transparency, and the mask's dimensions. Decodes only
 // headers, plus the alpha statistics where transparency matters.
 import type sharp from "sharp";
-import { loadSharp } from "../../providers/local/sharp.js";
+import { loadSharp } from "../../lib/sharp.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
-import type { ImageInput } from "../../providers/types.js";
+import type { ImageInput } from "../ports.js";
 import { megabytes, missingParam, paramError, quoteList } from "./errors.js";
 import type { InputRules } from "./profiles.js";
 import { DECODE_LIMIT, HEADER_ONLY, MAX_INPUT_PIXELS, withinPixelLimit } from "../pixel-limit.js";

@@ -3,7 +3,7 @@
 // file checks live in inspect.ts.
 import { create } from "../proto/create.js";
 import { ImageOptionsSchema, ResponseFormat, type ImageOptions } from "../../../gen/omnigate/image/v1/image_pb.js";
-import type { ImageJob } from "../../providers/types.js";
+import type { ImageJob } from "../ports.js";
 import { integerAbove, integerBelow, invalidValue, missingParam, paramError, stringTooLong, unsupportedParam } from "./errors.js";
 import { parseSize, type ImageProfile, type Operation } from "./profiles.js";
 

@@ -10,7 +10,7 @@
 // equal priorities; channels cooling down go last; the local engine is last.
 import type { ChatInput } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { ChannelConfig, UpstreamConfig } from "../../config.js";
-import type { ChatProvider } from "../../providers/types.js";
+import type { ChatProvider } from "../ports.js";
 import type { ConnectError } from "@connectrpc/connect";
 import type { ChannelStates } from "./channel-state.js";
 import { cooldownTracker } from "./cooldown.js";

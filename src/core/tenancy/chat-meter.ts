@@ -8,7 +8,7 @@
 import type { Interceptor } from "@connectrpc/connect";
 import { ChatService, GenerationConfigSchema, type ChatInput, type GenerateResponse, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { create } from "../proto/create.js";
-import { countInput, countText } from "../../providers/local/tokenizer.js";
+import { countInput, countText } from "../../lib/tokenizer.js";
 import { principalKey, type Principal } from "../context.js";
 import type { Budgets } from "./budget.js";
 import type { RateLimiter } from "./limiter.js";

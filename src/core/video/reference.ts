@@ -4,7 +4,7 @@
 // fetched (through a resolver that refuses private addresses) only when a
 // task's provider needs the bytes.
 import { Agent, request } from "undici";
-import { loadSharp } from "../../providers/local/sharp.js";
+import { loadSharp } from "../../lib/sharp.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { Code, coreError, invalidArgument } from "../errors.js";
 import { HEADER_ONLY, PIXEL_LIMIT_TEXT, withinPixelLimit } from "../pixel-limit.js";

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Code } from "@connectrpc/connect";
-import type { VideoAsset, VideoJob, VideoOutput, VideoProvider, VideoReference } from "../../providers/types.js";
+import type { VideoAsset, VideoJob, VideoOutput, VideoProvider, VideoReference } from "../ports.js";
 import type { BlobStore } from "../../storage/blob/blob-store.js";
 import { asConnectError, coreError, errorDetail } from "../errors.js";
 import { TaskFailure, type ExecContext, type TaskHandler } from "../tasks/types.js";

@@ -4,7 +4,7 @@
 // priorities by weighted chance. The local engine serves what `localModels`
 // matches: unset, every name while no video channel exists, none once one does.
 import type { ChannelConfig } from "../../config.js";
-import type { VideoProvider } from "../../providers/types.js";
+import type { VideoProvider } from "../ports.js";
 import type { ConnectError } from "@connectrpc/connect";
 import { invalidArgument } from "../errors.js";
 import { isChannelFault, type ChannelStates } from "../routing/channel-state.js";

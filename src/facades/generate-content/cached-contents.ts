@@ -2,7 +2,7 @@
 // neutral CachedContent. Pure.
 import { type JsonObject } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
-import { timestampFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { isoTime } from "../shared/time.js";
 import {
   CachedContentSchema,

@@ -15,7 +15,7 @@ import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_p
 import { bearerToken } from "../../core/auth/interceptor.js";
 import { invalidArgument, unauthenticated } from "../../core/errors.js";
 import { promiseOf } from "../../core/iter.js";
-import type { FacadeOptions } from "../../server/facades.js";
+import type { FacadeOptions } from "../shared/options.js";
 import { coreCallOptions, streamCall, unaryCall } from "../shared/call.js";
 import { closeIfUnread } from "../shared/upload-cap.js";
 import { fromCoreCachedContent, toCoreCachedContent, toCoreExpiry } from "./cached-contents.js";

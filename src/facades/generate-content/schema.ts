@@ -1,12 +1,12 @@
 // Gemini Schema objects (spec 2.6: an OpenAPI 3.0 subset with upper-case type
 // names and `nullable`) <-> JSON Schema, which is what the neutral model and the
 // providers speak. The JSON Schema -> Gemini direction is shared with the Gemini
-// provider and lives in core/chat/gemini-schema.ts. Pure; errors name the offending field.
+// provider and lives in src/wire/gemini/schema.ts. Pure; errors name the offending field.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { invalidArgument } from "../../core/errors.js";
-import { GEMINI_TYPES, SAME_KEYWORDS } from "../../core/chat/gemini-schema.js";
+import { GEMINI_TYPES, SAME_KEYWORDS } from "../../wire/gemini/schema.js";
 
-export { jsonSchemaToGemini } from "../../core/chat/gemini-schema.js";
+export { jsonSchemaToGemini } from "../../wire/gemini/schema.js";
 
 const INT_KEYWORDS = new Set(["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"]);
 const NUM_KEYWORDS = new Set(["minimum", "maximum"]);

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { Status, TaskService } from "../../../gen/omnigate/task/v1/task_pb.js";
 import { bearerToken } from "../../core/auth/interceptor.js";
 import { URL_BASE_HEADER } from "../../core/image/image-service.js";
-import type { FacadeOptions } from "../../server/facades.js";
+import type { FacadeOptions } from "../shared/options.js";
 import { coreCallOptions } from "../shared/call.js";
 import { CODE, FacadeError, badRequest, fromConnectError, wireError, type WireError } from "./errors.js";
 import { fromCoreAccount, fromCoreResult, fromCoreTask, toCoreAccountUpdate, toCoreAction, toCoreBlend, toCoreDescribe, toCoreImagine, toCoreModal, toCoreShorten, toCoreSwap, toCoreUpload } from "./translate.js";

@@ -12,9 +12,8 @@ import { FileService } from "../../../gen/omnigate/file/v1/file_pb.js";
 import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
 import { keyIsValid, type Authenticator } from "../../core/auth/authenticator.js";
 import { bearerToken } from "../../core/auth/interceptor.js";
-import { randomHex } from "../../core/ids.js";
-import type { FacadeOptions } from "../../server/facades.js";
-import { unknownUrlReply } from "../../server/bad-url.js";
+import { randomHex } from "../../lib/ids.js";
+import type { FacadeOptions } from "../shared/options.js";
 import { coreCallOptions, streamCall, unaryCall } from "../shared/call.js";
 import { closeIfUnread } from "../shared/upload-cap.js";
 import { errorBody, invalidRequest, toWireError, type WireError } from "./errors.js";
@@ -86,10 +85,10 @@ function headerChecks(auth: Authenticator, opts: { version: boolean; json: boole
  * and no version) gets the 404 an OpenAI client gets for any path this gateway
  * does not serve, not an Anthropic error about a header it never heard of.
  */
-function fileChecks(versionedChecks: Hook): Hook {
+function fileChecks(versionedChecks: Hook, openaiUnknownUrl: FacadeOptions["openaiUnknownUrl"]): Hook {
   return (req, reply, done) => {
     if (req.headers["anthropic-version"] === undefined && req.headers["x-api-key"] === undefined) {
-      const r = unknownUrlReply(req.url, "openai", req.id, req.method);
+      const r = openaiUnknownUrl(req.url, req.id, req.method);
       return void reply.code(r.status).type("application/json").send(r.body);
     }
     versionedChecks(req, reply, done);
@@ -205,7 +204,7 @@ function modelRoutes(models: Client<typeof ModelService>, keyCheck: Hook) {
   };
 }
 
-export const messagesFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps }) => {
+export const messagesFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps, openaiUnknownUrl }) => {
   const chat = createClient(ChatService, deps.core.transport);
   const models = createClient(ModelService, deps.core.transport);
   await app.register(messageRoutes(chat, deps.core.transport, headerChecks(deps.auth, { version: true, json: true })), { prefix: "/v1/messages" });
@@ -213,7 +212,7 @@ export const messagesFacade: FastifyPluginAsync<FacadeOptions> = async (app, { d
     fileRoutes({
       files: createClient(FileService, deps.core.transport),
       maxBytes: deps.config.fileMaxBytes,
-      onRequest: fileChecks(headerChecks(deps.auth, { version: true, json: false })),
+      onRequest: fileChecks(headerChecks(deps.auth, { version: true, json: false }), openaiUnknownUrl),
       callOptions: (req, reply) => coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!),
       sendError,
     }),

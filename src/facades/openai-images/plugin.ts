@@ -12,7 +12,7 @@ import { ImageService } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { bearerToken } from "../../core/auth/interceptor.js";
 import { URL_BASE_HEADER } from "../../core/image/image-service.js";
 import { MAX_INPUT_BYTES, MAX_INPUT_IMAGES, MAX_MASK_BYTES, modelResolver } from "../../core/image/profiles.js";
-import type { FacadeOptions } from "../../server/facades.js";
+import type { FacadeOptions } from "../shared/options.js";
 import { coreCallOptions, streamCall } from "../shared/call.js";
 import { closeIfUnread } from "../shared/upload-cap.js";
 import { facadeError, FacadeError, fromConnectError, wireError, type WireError } from "./errors.js";

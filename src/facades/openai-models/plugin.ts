@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { createClient } from "@connectrpc/connect";
 import { ModelService, type Model } from "../../../gen/omnigate/model/v1/model_pb.js";
 import { bearerToken } from "../../core/auth/interceptor.js";
-import type { FacadeOptions } from "../../server/facades.js";
+import type { FacadeOptions } from "../shared/options.js";
 import { coreCallOptions } from "../shared/call.js";
 import { openAIError, toOpenAIError, type OpenAIWireError } from "./errors.js";
 import { fromCoreModel, fromCoreModels } from "./translate.js";

@@ -9,7 +9,7 @@ import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
 import { bearerToken } from "../../core/auth/interceptor.js";
 import { URL_BASE_HEADER } from "../../core/image/image-service.js";
 import { MAX_REFERENCE_BYTES } from "../../core/video/reference.js";
-import type { FacadeOptions } from "../../server/facades.js";
+import type { FacadeOptions } from "../shared/options.js";
 import { coreCallOptions } from "../shared/call.js";
 import { closeIfUnread } from "../shared/upload-cap.js";
 import { errorBody, facadeError, toErrorFields, type Wire } from "./errors.js";

@@ -3,9 +3,9 @@
 import { promiseOf } from "../../core/iter.js";
 import { create } from "../../core/proto/create.js";
 import { CountTokensResponseSchema } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import type { ChatProvider } from "../types.js";
-import { unwrapResponse, unwrapStream } from "../chat-shared/json-output.js";
-import type { Upstream } from "../http/request.js";
+import type { ChatProvider } from "../../core/ports.js";
+import { unwrapResponse, unwrapStream } from "../shared/json-output.js";
+import type { Upstream } from "../shared/http.js";
 import { countTokens, postMessages, streamMessages } from "./client.js";
 import { toVendorCountRequest, toVendorRequest } from "./request.js";
 import { fromVendorResponse } from "./response.js";

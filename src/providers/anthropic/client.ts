@@ -1,9 +1,9 @@
 // The only Anthropic I/O: POST /v1/messages (whole or streamed) and
 // /v1/messages/count_tokens over the channel's keep-alive pool.
-import { exchangeJson, postJson, readJson, type Upstream } from "../http/request.js";
+import { exchangeJson, postJson, readJson, type Upstream } from "../shared/http.js";
 import { fromItems, openOnFirstNext } from "../../core/iter.js";
-import { eventJson, NO_ITEMS, sseMap } from "../http/sse.js";
-import { protocolError } from "../http/errors.js";
+import { eventJson, NO_ITEMS, sseMap } from "../shared/sse.js";
+import { protocolError } from "../shared/http-errors.js";
 import { parseError } from "./errors.js";
 import type * as wire from "./wire.js";
 

@@ -1,8 +1,8 @@
 // Anthropic error bodies ({"type":"error","error":{"type","message"}}) and
 // stream `error` events -> ConnectErrors. The message text stays in the log.
 import type { ConnectError } from "@connectrpc/connect";
-import { upstreamHttpError } from "../http/errors.js";
-import type { VendorErrorInfo } from "../http/request.js";
+import { upstreamHttpError } from "../shared/http-errors.js";
+import type { VendorErrorInfo } from "../shared/http.js";
 import { VENDOR } from "./request.js";
 import type * as wire from "./wire.js";
 

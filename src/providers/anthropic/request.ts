@@ -9,9 +9,9 @@
 // back as it was sent.
 import type { JsonObject } from "@bufbuild/protobuf";
 import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type CacheControl, type ChatInput, type Part, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { jsonOutputOf, type JsonOutput } from "../chat-shared/json-output.js";
-import { enforceableSafetyIndex, IMAGE_TYPES, refuseForeignExtras, mediaBase64, mediaText, safeToolId } from "../chat-shared/parts.js";
-import { unsupported } from "../http/errors.js";
+import { jsonOutputOf, type JsonOutput } from "../shared/json-output.js";
+import { enforceableSafetyIndex, IMAGE_TYPES, refuseForeignExtras, mediaBase64, mediaText, safeToolId } from "../shared/parts.js";
+import { unsupported } from "../shared/http-errors.js";
 import { isWholeBlock, opaqueBlock, overlayFields } from "../../core/json-fields.js";
 import type * as wire from "./wire.js";
 

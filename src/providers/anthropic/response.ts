@@ -14,7 +14,7 @@ import {
   type Part,
   type Usage,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { argsObject } from "../chat-shared/parts.js";
+import { argsObject } from "../shared/parts.js";
 import { VENDOR } from "./request.js";
 import type * as wire from "./wire.js";
 

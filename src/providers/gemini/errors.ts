@@ -2,8 +2,8 @@
 // and in-stream error chunks -> ConnectErrors. RetryInfo.retryDelay ("43s")
 // becomes the retry-after. The message text stays in the log.
 import type { ConnectError } from "@connectrpc/connect";
-import { upstreamHttpError } from "../http/errors.js";
-import type { VendorErrorInfo } from "../http/request.js";
+import { upstreamHttpError } from "../shared/http-errors.js";
+import type { VendorErrorInfo } from "../shared/http.js";
 import { VENDOR } from "./request.js";
 
 type Status = { code?: unknown; status?: unknown; details?: unknown };

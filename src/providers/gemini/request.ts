@@ -9,7 +9,6 @@
 // What a GenAI client sent that the neutral model does not carry
 // (vendor_extras.gemini on the input, its turns, parts and tools) is put back
 // as it was sent.
-import type { JsonObject } from "@bufbuild/protobuf";
 import {
   CodeOutcome,
   HarmBlockThreshold,
@@ -23,8 +22,8 @@ import {
   type Tool,
   type Turn,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { mediaBase64, refuseForeignExtras, toolResultText } from "../chat-shared/parts.js";
-import { unsupported } from "../http/errors.js";
+import { mediaBase64, refuseForeignExtras, toolResultText } from "../shared/parts.js";
+import { unsupported } from "../shared/http-errors.js";
 import { overlayFields } from "../../core/json-fields.js";
 import { toGeminiJsonSchema, toGeminiSchema } from "./schema.js";
 import type * as wire from "./wire.js";

@@ -24,9 +24,9 @@ import { blockedFeedback, blockedWord, negligibleRatings } from "./safety.js";
 import { sampleSchema } from "./schema-sample.js";
 import { signPart, verifyInputSignatures } from "./signing.js";
 import { thinkingOn, thinkingText, type Intent } from "./thinking.js";
-import { countPart } from "./tokenizer.js";
+import { countPart } from "../../lib/tokenizer.js";
 import { answerToolResults, chooseTools, resultsSince, resultToolName, toolCallPart, toolName } from "./tools.js";
-import { usageFor } from "./usage.js";
+import { usageFor } from "../shared/token-usage.js";
 
 /** Thinking budget when thinking is on without one. */
 export const DEFAULT_THINKING_BUDGET = 1024;

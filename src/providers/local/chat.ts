@@ -68,10 +68,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { GenerateResponseSchema, type ChatInput, type GenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { LocalConfig } from "../../config.js";
 import { responseToEvents } from "../../core/chat/stream.js";
-import type { ChatProvider } from "../types.js";
+import type { ChatProvider } from "../../core/ports.js";
 import { planChat, type ChatPlan, type PlanOptions } from "./chat-plan.js";
-import { splitTokens } from "./tokenizer.js";
-import { countTokensResponse } from "./usage.js";
+import { splitTokens } from "../../lib/tokenizer.js";
+import { countTokensResponse } from "../shared/token-usage.js";
 
 export const LOCAL_MODEL_VERSION = "omnigate-local-1";
 

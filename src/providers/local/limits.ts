@@ -1,7 +1,7 @@
 // Output limits of the local engine: the token cap (max_output_tokens, thinking
 // budget) and stop sequences.
 import { FinishReason } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { countText, splitTokens } from "./tokenizer.js";
+import { countText, splitTokens } from "../../lib/tokenizer.js";
 
 /** The longest prefix of `text` (whole tokens) that fits in `maxTokens`. */
 export function capTokens(text: string, maxTokens: number): string {

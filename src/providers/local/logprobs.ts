@@ -4,7 +4,7 @@
 // always the most likely one, and probabilities at a position sum to <= 1.
 import { create } from "../../core/proto/create.js";
 import { LogprobCandidateSchema, LogprobsResultSchema, TopLogprobCandidatesSchema, type LogprobsResult, type Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { splitTokens } from "./tokenizer.js";
+import { splitTokens } from "../../lib/tokenizer.js";
 
 const VOCAB_SIZE = 256_000;
 const MAX_TOP = 20;

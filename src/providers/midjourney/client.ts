@@ -3,7 +3,7 @@
 // result images from wherever it hosts them.
 import { Agent, Pool, request, type Dispatcher } from "undici";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { BodyTooLargeError, readBody as readLimited } from "../http/request.js";
+import { BodyTooLargeError, readBody as readLimited } from "../shared/http.js";
 
 export interface MidjourneyClientOptions {
   channel: string;

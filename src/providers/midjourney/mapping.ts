@@ -1,6 +1,6 @@
 // Pure mapping between image-bot jobs and midjourney-proxy's API: which
 // endpoint and body a job submits, what its answers and task states mean.
-import type { ImageBotButton, ImageBotJob } from "../types.js";
+import type { ImageBotButton, ImageBotJob } from "../../core/ports.js";
 import type { SubmitResult, VendorTask } from "./wire.js";
 
 export interface VendorRequest {

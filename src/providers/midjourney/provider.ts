@@ -3,9 +3,9 @@
 // from the upstream only wakes the poller early), and download the result so
 // the gateway re-hosts it: clients never see the upstream's expiring links.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { loadSharp } from "../local/sharp.js";
-import type { ImageBotJob, ImageBotOutput, ImageBotProvider, ImageBotRunContext } from "../types.js";
-import type { UpstreamLogger } from "../http/log.js";
+import { loadSharp } from "../../lib/sharp.js";
+import type { ImageBotJob, ImageBotOutput, ImageBotProvider, ImageBotRunContext } from "../../core/ports.js";
+import type { UpstreamLogger } from "../shared/log.js";
 import type { MidjourneyClient } from "./client.js";
 import { fromVendorButtons, fromVendorSubmit, fromVendorTask, isGridResult, splitPrompts, toVendorModal, toVendorSubmit } from "./mapping.js";
 import * as wire from "./wire.js";

@@ -2,12 +2,12 @@
 // Pool per channel; create (multipart), retrieve, remix and content downloads.
 import { Blob } from "node:buffer";
 import { FormData, Pool, type Dispatcher } from "undici";
-import { protocolError, transportError } from "../http/errors.js";
-import type { UpstreamChannelOptions } from "../http/pools.js";
+import { protocolError, transportError } from "../shared/http-errors.js";
+import type { UpstreamChannelOptions } from "../shared/pools.js";
 import { fromVendorError, VENDOR } from "./errors.js";
 import type { CreateForm } from "./videos.js";
 import { video, type Variant, type Video } from "./wire.js";
-import { readBody } from "../http/request.js";
+import { readBody } from "../shared/http.js";
 
 export interface OpenAIVideosClientOptions extends UpstreamChannelOptions {
   /** Largest download accepted. */

@@ -2,7 +2,7 @@
 // text only in the log): the shared status table, plus moderation refusals.
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { coreError } from "../../core/errors.js";
-import { retryAfterMs, upstreamHttpError } from "../http/errors.js";
+import { retryAfterMs, upstreamHttpError } from "../shared/http-errors.js";
 import { errorBody } from "./wire.js";
 
 export const VENDOR = "openai-videos";

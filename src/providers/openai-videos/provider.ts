@@ -3,7 +3,7 @@
 // resumes polling instead of paying twice, poll with backoff, then download
 // the video and its stills so the gateway re-hosts them.
 import { pollUntil } from "../../core/video/poll.js";
-import type { VideoAsset, VideoJob, VideoOutput, VideoProvider, VideoRunContext } from "../types.js";
+import type { VideoAsset, VideoJob, VideoOutput, VideoProvider, VideoRunContext } from "../../core/ports.js";
 import type { OpenAIVideosClient } from "./client.js";
 import { VENDOR } from "./errors.js";
 import { failedVideoError, fromVendorVideo, toVendorCreate, type PollState } from "./videos.js";

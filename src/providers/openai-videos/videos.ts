@@ -3,8 +3,8 @@
 // says about the task.
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { coreError } from "../../core/errors.js";
-import { UpstreamFailure } from "../http/errors.js";
-import type { VideoJob } from "../types.js";
+import { UpstreamFailure } from "../shared/http-errors.js";
+import type { VideoJob } from "../../core/ports.js";
 import type { Video } from "./wire.js";
 
 export interface VendorFile {

@@ -5,10 +5,10 @@
 import { randomBytes } from "node:crypto";
 import { responseToEvents } from "../../core/chat/stream.js";
 import { promiseOf } from "../../core/iter.js";
-import type { ChatProvider } from "../types.js";
-import { unwrapResponse, unwrapStream } from "../chat-shared/json-output.js";
-import type { Upstream } from "../http/request.js";
-import { countTokensResponse } from "../local/usage.js";
+import type { ChatProvider } from "../../core/ports.js";
+import { unwrapResponse, unwrapStream } from "../shared/json-output.js";
+import type { Upstream } from "../shared/http.js";
+import { countTokensResponse } from "../shared/token-usage.js";
 import { isOfficialOpenAI, postChat, streamChat } from "./chat/client.js";
 import { toVendorRequest } from "./chat/request.js";
 import { fromVendorResponse } from "./chat/response.js";

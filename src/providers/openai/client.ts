@@ -9,7 +9,7 @@ import { Code } from "@connectrpc/connect";
 import { coreError } from "../../core/errors.js";
 import { fromTransportError, fromVendorError } from "./errors.js";
 import type { VendorFile } from "./images.js";
-import { discard } from "../http/request.js";
+import { discard } from "../shared/http.js";
 
 export interface OpenAIClientOptions {
   /** Channel name, for errors and logs. */

@@ -4,7 +4,7 @@
 // body rides along as the cause, for the log.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { coreError } from "../../core/errors.js";
-import { UpstreamFailure } from "../http/errors.js";
+import { UpstreamFailure } from "../shared/http-errors.js";
 import { errorBody } from "./wire.js";
 
 const MODERATION = new Set(["moderation_blocked", "content_policy_violation"]);

@@ -3,8 +3,8 @@
 // back as bytes (b64 decoded, URLs downloaded) so the core re-hosts it. A
 // streamed job asks for server-sent events and relays them: partial images as
 // they come, the completed images (and their usage, added up) at the end.
-import type { CallContext, ImageJob, ImageProvider, ImageResult, ImageStreamEvent, ProducedImage } from "../types.js";
-import { eventJson, sseMap } from "../http/sse.js";
+import type { CallContext, ImageJob, ImageProvider, ImageResult, ImageStreamEvent, ProducedImage } from "../../core/ports.js";
+import { eventJson, sseMap } from "../shared/sse.js";
 import { badResponse, type OpenAIClient } from "./client.js";
 import { fromStreamError, fromTransportError } from "./errors.js";
 import { addUsage, fromVendorImages, fromVendorUsage, IMAGE_PATHS, toVendorForm, toVendorGenerate } from "./images.js";

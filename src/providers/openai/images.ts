@@ -4,7 +4,7 @@
 // `stream` and `partial_images`.
 import { create } from "../../core/proto/create.js";
 import { ImageUsageSchema, type ImageUsage } from "../../../gen/omnigate/image/v1/image_pb.js";
-import type { ImageJob } from "../types.js";
+import type { ImageJob } from "../../core/ports.js";
 import type { ImagesResponse } from "./wire.js";
 
 /** Profiles of the older models that take response_format; the gateway always asks them for b64_json. */

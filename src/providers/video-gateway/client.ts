@@ -2,12 +2,12 @@
 // undici Pool per channel for submit and poll, and result downloads (the
 // channel's key goes only to the channel's own origin).
 import { Agent, Pool, type Dispatcher } from "undici";
-import { protocolError, transportError } from "../http/errors.js";
-import type { UpstreamChannelOptions } from "../http/pools.js";
+import { protocolError, transportError } from "../shared/http-errors.js";
+import type { UpstreamChannelOptions } from "../shared/pools.js";
 import { fromVendorError, VENDOR } from "./errors.js";
 import type { SubmitBody } from "./generations.js";
 import { submitted, task, type Task } from "./wire.js";
-import { readBody } from "../http/request.js";
+import { readBody } from "../shared/http.js";
 
 export interface VideoGatewayClientOptions extends UpstreamChannelOptions {
   /** Largest download accepted. */

@@ -1,7 +1,7 @@
 // Error bodies of a remote video gateway and transport failures ->
 // ConnectErrors (the vendor's text only in the log).
 import type { ConnectError } from "@connectrpc/connect";
-import { retryAfterMs, upstreamHttpError } from "../http/errors.js";
+import { retryAfterMs, upstreamHttpError } from "../shared/http-errors.js";
 import { errorBody } from "./wire.js";
 
 export const VENDOR = "video-gateway";

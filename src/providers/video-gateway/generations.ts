@@ -2,8 +2,8 @@
 // the submit body, and what a polled task says.
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { coreError } from "../../core/errors.js";
-import { UpstreamFailure } from "../http/errors.js";
-import type { VideoJob } from "../types.js";
+import { UpstreamFailure } from "../shared/http-errors.js";
+import type { VideoJob } from "../../core/ports.js";
 import type { Task } from "./wire.js";
 
 export interface SubmitBody {

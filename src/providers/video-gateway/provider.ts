@@ -2,8 +2,8 @@
 // save the upstream task id (a restart resumes polling), poll with backoff,
 // then download the result so the gateway re-hosts it.
 import { pollUntil } from "../../core/video/poll.js";
-import type { VideoJob, VideoOutput, VideoProvider, VideoRunContext } from "../types.js";
-import { protocolError } from "../http/errors.js";
+import type { VideoJob, VideoOutput, VideoProvider, VideoRunContext } from "../../core/ports.js";
+import { protocolError } from "../shared/http-errors.js";
 import type { VideoGatewayClient } from "./client.js";
 import { VENDOR } from "./errors.js";
 import { failedTaskError, fromVendorTask, toVendorSubmit, type GatewayState } from "./generations.js";

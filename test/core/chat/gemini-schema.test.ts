@@ -1,6 +1,6 @@
 // JSON Schema -> Gemini Schema, shared by the generate-content facade and the Gemini provider.
 import t from "tap";
-import { GEMINI_TYPES, SAME_KEYWORDS, jsonSchemaToGemini } from "../../../src/core/chat/gemini-schema.js";
+import { GEMINI_TYPES, SAME_KEYWORDS, jsonSchemaToGemini } from "../../../src/wire/gemini/schema.js";
 
 const CASES: [string, unknown, unknown][] = [
   ["string", { type: "string" }, { type: "STRING" }],

@@ -1,7 +1,7 @@
 import t from "tap";
 import { channelSchema } from "../../../src/config.js";
 import { imageRouting } from "../../../src/core/image/image-routing.js";
-import type { ImageProvider } from "../../../src/providers/types.js";
+import type { ImageProvider } from "../../../src/core/ports.js";
 
 const provider = (kind: string): ImageProvider => ({ kind, run: async () => ({ images: [] }) });
 const local = provider("local");

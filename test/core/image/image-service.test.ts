@@ -12,7 +12,7 @@ import { coreError, errorDetail } from "../../../src/core/errors.js";
 import { imageService, URL_BASE_HEADER } from "../../../src/core/image/image-service.js";
 import type { ImageRoute } from "../../../src/core/image/image-routing.js";
 import { modelResolver } from "../../../src/core/image/profiles.js";
-import type { ImageJob, ImageProvider } from "../../../src/providers/types.js";
+import type { ImageJob, ImageProvider } from "../../../src/core/ports.js";
 import { fsBlobStore } from "../../../src/storage/blob/fs-blob-store.js";
 import { openSqliteStorage } from "../../../src/storage/sqlite/sqlite-storage.js";
 

@@ -15,7 +15,7 @@ import type { ImageRoute } from "../../../src/core/image/image-routing.js";
 import { modelResolver } from "../../../src/core/image/profiles.js";
 import { createDirectTransport } from "../../../src/core/transport.js";
 import { streamCall } from "../../../src/facades/shared/call.js";
-import type { ImageJob, ImageProvider, ImageStreamEvent } from "../../../src/providers/types.js";
+import type { ImageJob, ImageProvider, ImageStreamEvent } from "../../../src/core/ports.js";
 import { fsBlobStore } from "../../../src/storage/blob/fs-blob-store.js";
 import { openSqliteStorage } from "../../../src/storage/sqlite/sqlite-storage.js";
 

@@ -12,7 +12,7 @@ import { imageRouting } from "../../../src/core/image/image-routing.js";
 import { channelStates, isChannelFault, publicBaseUrl } from "../../../src/core/routing/channel-state.js";
 import { channelChatRouting } from "../../../src/core/routing/chat-routing.js";
 import { videoRouting } from "../../../src/core/video/video-routing.js";
-import type { ChatProvider, ImageProvider, VideoProvider } from "../../../src/providers/types.js";
+import type { ChatProvider, ImageProvider, VideoProvider } from "../../../src/core/ports.js";
 
 const ch = (o: Record<string, unknown>) => channelSchema.parse({ provider: "openai", baseUrl: "http://x/v1", models: ["m"], ...o });
 

@@ -2,8 +2,8 @@
 import t from "tap";
 import { configSchema } from "../../../src/config.js";
 import { createChatDeps, isImagePattern } from "../../../src/server/chat-deps.js";
-import { silentLogger } from "../../../src/providers/http/log.js";
-import type { ChatProvider } from "../../../src/providers/types.js";
+import { silentLogger } from "../../../src/providers/shared/log.js";
+import type { ChatProvider } from "../../../src/core/ports.js";
 import type { ModelEntry } from "../../../src/core/model/catalog.js";
 
 const local = { kind: "local" } as ChatProvider;

@@ -5,8 +5,8 @@ import t from "tap";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI, ApiError } from "@google/genai";
 import type { ChannelConfig } from "../../../src/config.js";
-import { ADMIN_KEY, startServer, type TestServer } from "../../helpers/app.js";
-import { fixture, sseChunks, startFakeUpstream, type FakeUpstream, type Reply } from "../../fixtures/fake-upstream.js";
+import { ADMIN_KEY, startServer } from "../../helpers/app.js";
+import { fixture, sseChunks, startFakeUpstream, type Reply } from "../../fixtures/fake-upstream.js";
 import { anthropicScript, GREETING, openaiScript } from "../../fixtures/scripted.js";
 
 const upstreamCfg = { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 1, maxAttempts: 4, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 8 };

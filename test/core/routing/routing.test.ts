@@ -7,9 +7,9 @@ import { configSchema, type ChannelConfig } from "../../../src/config.js";
 import { channelChatRouting, weightedOrder, type ChatRoute } from "../../../src/core/routing/chat-routing.js";
 import { backoffDelay, isFallover, isRetryable, streamWithFallback, unaryWithFallback } from "../../../src/core/routing/retry.js";
 import { coreError, errorDetail } from "../../../src/core/errors.js";
-import { upstreamHttpError } from "../../../src/providers/http/errors.js";
+import { upstreamHttpError } from "../../../src/providers/shared/http-errors.js";
 import { responseToEvents } from "../../../src/core/chat/stream.js";
-import type { ChatProvider } from "../../../src/providers/types.js";
+import type { ChatProvider } from "../../../src/core/ports.js";
 
 const upstream = { ...configSchema.parse({}).upstream, backoffMs: 1, maxBackoffMs: 20, cooldownAfterFailures: 2, cooldownMs: 60_000 };
 const channel = (name: string, provider: ChannelConfig["provider"], extra: Partial<ChannelConfig> = {}): ChannelConfig => ({

@@ -333,8 +333,7 @@ t.test("each kind of upstream receives a named file inline", async (t) => {
 t.test("a plain @grpc/grpc-js client: upload on FileService, name the file in ChatService.Generate", async (t) => {
   const root = path.resolve(import.meta.dirname, "../../..");
   const def = protoLoader.loadSync(["omnigate/file/v1/file.proto", "omnigate/chat/v1/chat.proto"], { includeDirs: [path.join(root, "proto")], longs: String, enums: String, defaults: true, oneofs: true });
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const loaded = grpc.loadPackageDefinition(def) as any;
+    const loaded = grpc.loadPackageDefinition(def) as any;
   const filesSvc = new loaded.omnigate.file.v1.FileService(server.grpcAddress, grpc.credentials.createInsecure());
   const chat = new loaded.omnigate.chat.v1.ChatService(server.grpcAddress, grpc.credentials.createInsecure());
   t.teardown(() => {

@@ -12,7 +12,7 @@ import { fromVendorResponse } from "../../../src/providers/gemini/response.js";
 import { GeminiStreamTranslator } from "../../../src/providers/gemini/stream.js";
 import { collectStream } from "../../../src/core/chat/stream.js";
 import { guardStream } from "../../../src/core/chat/stream-guard.js";
-import { idSource } from "../../../src/providers/chat-shared/parts.js";
+import { idSource } from "../../../src/providers/shared/parts.js";
 import { fixture } from "../../fixtures/fake-upstream.js";
 import { rng } from "../../helpers/rng.js";
 

@@ -5,7 +5,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { BlockReason, CodeOutcome, FinishReason, HarmCategory, HarmProbability, Role, ToolChoiceMode, type Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { errorDetail, retryAfterSeconds } from "../../../src/core/errors.js";
 import { planChat, type PlanOptions } from "../../../src/providers/local/chat-plan.js";
-import { countText, splitTokens } from "../../../src/providers/local/tokenizer.js";
+import { countText, splitTokens } from "../../../src/lib/tokenizer.js";
 import { ask, assistant, codeTool, fn, input, newAjv, SECRET, textOf, user, vendorTool } from "./fixtures.js";
 
 const opts: PlanOptions = { blocklist: ["forbidden-topic"], signingSecret: SECRET, faultInjection: true };

@@ -6,7 +6,7 @@ import { collectStream } from "../../../src/core/chat/stream.js";
 import { errorDetail } from "../../../src/core/errors.js";
 import { loadConfig } from "../../../src/config.js";
 import { localChatProvider } from "../../../src/providers/local/chat.js";
-import { countText, MEDIA_TOKENS } from "../../../src/providers/local/tokenizer.js";
+import { countText, MEDIA_TOKENS } from "../../../src/lib/tokenizer.js";
 import { ask, assistant, codeTool, ctx, fn, input, SECRET, textOf, user, vendorTool, type InputInit } from "./fixtures.js";
 
 const engine = localChatProvider({ signingSecret: SECRET });

@@ -3,7 +3,7 @@
 import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { Ajv } from "ajv";
 import { ChatInputSchema, PartSchema, Role, type ChatInput, type Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import type { CallContext } from "../../../src/providers/types.js";
+import type { CallContext } from "../../../src/core/ports.js";
 
 export const SECRET = "test-secret";
 

@@ -8,7 +8,7 @@ import { artSvg, wrapText } from "../../../src/providers/local/images/art.js";
 import { localImageProvider } from "../../../src/providers/local/images/provider.js";
 import { revisePrompt } from "../../../src/providers/local/images/prompt-rewrite.js";
 import { imageUsage, inputImageTokens, outputImageTokens } from "../../../src/providers/local/images/usage.js";
-import type { CallContext, ImageInput, ImageJob } from "../../../src/providers/types.js";
+import type { CallContext, ImageInput, ImageJob } from "../../../src/core/ports.js";
 
 const engine = localImageProvider({ blocklist: ["forbidden-topic"] });
 const ctx: CallContext = { signal: new AbortController().signal, requestId: "r", upstreamModel: "m" };

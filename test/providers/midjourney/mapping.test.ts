@@ -2,7 +2,7 @@
 import t from "tap";
 import { fromVendorButtons, fromVendorSubmit, fromVendorTask, isGridResult, progressOf, splitPrompts, toVendorModal, toVendorSubmit } from "../../../src/providers/midjourney/mapping.js";
 import { apiPrefix } from "../../../src/providers/midjourney/client.js";
-import type { ImageBotJob } from "../../../src/providers/types.js";
+import type { ImageBotJob } from "../../../src/core/ports.js";
 
 const img = { data: new Uint8Array([1, 2, 3]), mimeType: "image/png" };
 const job = (p: Partial<ImageBotJob>): ImageBotJob => ({ taskId: "t", operation: { kind: "imagine" }, prompt: "cat --ar 3:2", botType: "PRIMARY_BOT", seed: 1, inputs: [], ...p });

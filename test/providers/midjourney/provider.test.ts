@@ -3,7 +3,7 @@
 import t from "tap";
 import { midjourneyClient } from "../../../src/providers/midjourney/client.js";
 import { midjourneyProvider } from "../../../src/providers/midjourney/provider.js";
-import type { ImageBotJob, ImageBotRunContext } from "../../../src/providers/types.js";
+import type { ImageBotJob, ImageBotRunContext } from "../../../src/core/ports.js";
 import type { MidjourneyClient } from "../../../src/providers/midjourney/client.js";
 import { fakeUpstream, UPSTREAM_MARKER } from "./fake-upstream.js";
 

@@ -5,10 +5,10 @@
 import t from "tap";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorDetail } from "../../../src/core/errors.js";
-import { silentLogger } from "../../../src/providers/http/log.js";
+import { silentLogger } from "../../../src/providers/shared/log.js";
 import { openaiVideosClient } from "../../../src/providers/openai-videos/client.js";
 import { openaiVideosProvider } from "../../../src/providers/openai-videos/provider.js";
-import type { VideoJob } from "../../../src/providers/types.js";
+import type { VideoJob } from "../../../src/core/ports.js";
 import { fakeOpenAIVideos } from "./fake.js";
 
 const KEY = "sk-upstream-123";

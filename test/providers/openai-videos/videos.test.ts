@@ -4,7 +4,7 @@ import { Code } from "@connectrpc/connect";
 import { errorDetail } from "../../../src/core/errors.js";
 import { fromVendorError } from "../../../src/providers/openai-videos/errors.js";
 import { extraFields, failedVideoError, fromVendorVideo, toVendorCreate } from "../../../src/providers/openai-videos/videos.js";
-import type { VideoJob } from "../../../src/providers/types.js";
+import type { VideoJob } from "../../../src/core/ports.js";
 
 const job: VideoJob = {
   taskId: "video_1",

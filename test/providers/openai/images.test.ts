@@ -4,7 +4,7 @@ import { Code } from "@connectrpc/connect";
 import { errorDetail, retryAfterSeconds } from "../../../src/core/errors.js";
 import { fromStreamError, fromTransportError, fromVendorError, retryAfterMs } from "../../../src/providers/openai/errors.js";
 import { addUsage, fromVendorImages, fromVendorUsage, toVendorForm, toVendorGenerate } from "../../../src/providers/openai/images.js";
-import type { ImageJob } from "../../../src/providers/types.js";
+import type { ImageJob } from "../../../src/core/ports.js";
 import { imagesResponse } from "../../../src/providers/openai/wire.js";
 
 const given: ImageJob["given"] = { size: "", quality: "", style: "", outputFormat: "", background: "", moderation: "", inputFidelity: "", responseFormat: "", user: "" };

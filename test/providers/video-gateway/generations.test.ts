@@ -4,7 +4,7 @@ import { Code } from "@connectrpc/connect";
 import { errorDetail } from "../../../src/core/errors.js";
 import { fromVendorError } from "../../../src/providers/video-gateway/errors.js";
 import { failedTaskError, fromVendorTask, toVendorSubmit } from "../../../src/providers/video-gateway/generations.js";
-import type { VideoJob } from "../../../src/providers/types.js";
+import type { VideoJob } from "../../../src/core/ports.js";
 import { task } from "../../../src/providers/video-gateway/wire.js";
 
 const job: VideoJob = {

@@ -5,8 +5,8 @@
 import t from "tap";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorDetail } from "../../../src/core/errors.js";
-import { silentLogger } from "../../../src/providers/http/log.js";
-import type { VideoJob } from "../../../src/providers/types.js";
+import { silentLogger } from "../../../src/providers/shared/log.js";
+import type { VideoJob } from "../../../src/core/ports.js";
 import { videoGatewayClient } from "../../../src/providers/video-gateway/client.js";
 import { videoGatewayProvider } from "../../../src/providers/video-gateway/provider.js";
 import { fakeVideoGateway } from "./fake.js";

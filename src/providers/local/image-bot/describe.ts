@@ -1,7 +1,7 @@
 // Describe in the local engine: four prompts derived from the image's real
 // properties (dominant colour, brightness, contrast, aspect ratio).
 import { DECODE_LIMIT } from "../../../core/pixel-limit.js";
-import { loadSharp } from "../sharp.js";
+import { loadSharp } from "../../../lib/sharp.js";
 import { ratioOf } from "./params.js";
 
 export interface ImageFacts {

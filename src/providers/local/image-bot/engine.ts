@@ -3,8 +3,8 @@
 // with a blurred preview half-way, as a remote bot would. A rerun after a
 // restart gives the same result (everything is seeded by the job).
 import { ConnectError, Code } from "@connectrpc/connect";
-import { loadSharp } from "../sharp.js";
-import type { ImageBotJob, ImageBotOutput, ImageBotProvider, ImageBotRunContext } from "../../types.js";
+import { loadSharp } from "../../../lib/sharp.js";
+import type { ImageBotJob, ImageBotOutput, ImageBotProvider, ImageBotRunContext } from "../../../core/ports.js";
 import { describePrompts, imageFacts, numbered } from "./describe.js";
 import { runImageOp } from "./ops.js";
 import { png, resize, type RawImage } from "./raster.js";

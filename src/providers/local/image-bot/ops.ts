@@ -2,7 +2,7 @@
 // pixels: grids of four seeded artworks, quadrants, resized, padded, extended
 // and masked images. Deterministic for a given job (seed, prompt, inputs).
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { ImageBotJob } from "../../types.js";
+import type { ImageBotJob } from "../../../core/ports.js";
 import { aspectOfPrompt } from "./params.js";
 import { art, blend, decode, decodeMask, decodeRgba, grid, masked, modulate, place, placeEllipse, quadrant, resize, tileSize, WORK_MAX_SIDE, type RawImage } from "./raster.js";
 

@@ -4,7 +4,7 @@
 // Inputs are decoded to a working copy of at most WORK_MAX_SIDE pixels a
 // side, so the per-pixel loops here run on bounded images.
 import { DECODE_LIMIT } from "../../../core/pixel-limit.js";
-import { loadSharp } from "../sharp.js";
+import { loadSharp } from "../../../lib/sharp.js";
 import { blend, decodeRgba, encode, renderArt, type RawImage } from "../images/render.js";
 
 export type { RawImage };

@@ -4,7 +4,7 @@
 // the whole image is reworked as a blend of new content and the original
 // (with a transparent background, the new content's alpha).
 // Further images (IMG_MODEL_C) tint the new content as references.
-import type { ImageJob } from "../../types.js";
+import type { ImageJob } from "../../../core/ports.js";
 import type { ArtSpec } from "./art.js";
 import { decodeInput } from "./input.js";
 import { alphaOf, blend, renderArt, type RawImage } from "./render.js";

@@ -4,7 +4,7 @@
 // words, and is found here, where the engine decodes it anyway.
 import { Code } from "@connectrpc/connect";
 import { coreError } from "../../../core/errors.js";
-import type { ImageInput } from "../../types.js";
+import type { ImageInput } from "../../../core/ports.js";
 import { decodeRgba, type RawImage } from "./render.js";
 
 export async function decodeInput(img: ImageInput, param: "image" | "mask", width: number, height: number): Promise<RawImage> {

@@ -1,7 +1,7 @@
 // Partial images of a streamed local call: the final image seen through less
 // and less blur (scaled down, then back up), so each preview is sharper than
 // the one before and all of them are deterministic.
-import { loadSharp } from "../sharp.js";
+import { loadSharp } from "../../../lib/sharp.js";
 import type { RawImage } from "./render.js";
 
 /** How far preview `index` of `count` is scaled down: the last one by 8, each earlier one twice as far. */

@@ -6,7 +6,7 @@
 // would.
 import { Code } from "@connectrpc/connect";
 import { coreError } from "../../../core/errors.js";
-import type { ImageJob, ImageProvider, ImageResult, ImageStreamEvent, ProducedImage } from "../../types.js";
+import type { ImageJob, ImageProvider, ImageResult, ImageStreamEvent, ProducedImage } from "../../../core/ports.js";
 import type { ArtSpec } from "./art.js";
 import { editImage } from "./edit.js";
 import { preview, previewFactor } from "./preview.js";

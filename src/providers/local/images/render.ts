@@ -1,7 +1,7 @@
 // Turns artwork into pixels and pixels into files, with sharp. Raw buffers are
 // RGBA, 8 bits per channel, not premultiplied.
 import { DECODE_LIMIT } from "../../../core/pixel-limit.js";
-import { loadSharp } from "../sharp.js";
+import { loadSharp } from "../../../lib/sharp.js";
 import { artHash, artSvg, prng, type ArtSpec } from "./art.js";
 
 export interface RawImage {

@@ -4,7 +4,7 @@
 // figures: low 272, medium 1056, high 4160).
 import { create } from "../../../core/proto/create.js";
 import { ImageUsageSchema, type ImageUsage } from "../../../../gen/omnigate/image/v1/image_pb.js";
-import { countText } from "../tokenizer.js";
+import { countText } from "../../../lib/tokenizer.js";
 
 const OUTPUT_1024: Record<string, number> = { low: 272, medium: 1056, high: 4160 };
 

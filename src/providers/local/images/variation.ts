@@ -1,7 +1,7 @@
 // Local variations: the source with a seeded hue shift and grain, blended back
 // with the source so the result stays recognisably close to it.
-import { loadSharp } from "../sharp.js";
-import type { ImageJob } from "../../types.js";
+import { loadSharp } from "../../../lib/sharp.js";
+import type { ImageJob } from "../../../core/ports.js";
 import { artHash, prng } from "./art.js";
 import { decodeInput } from "./input.js";
 import { blend, type RawImage } from "./render.js";

@@ -7,11 +7,11 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { loadSharp } from "../sharp.js";
+import { loadSharp } from "../../../lib/sharp.js";
 import { Code, coreError } from "../../../core/errors.js";
 import { DECODE_LIMIT } from "../../../core/pixel-limit.js";
 import { ffmpeg, MIME } from "../../../core/video/media.js";
-import type { VideoJob, VideoOutput, VideoProvider, VideoRunContext } from "../../types.js";
+import type { VideoJob, VideoOutput, VideoProvider, VideoRunContext } from "../../../core/ports.js";
 import { faultDirective, faultError } from "../faults.js";
 import { buildScene, captionText, renderArgs } from "./scene.js";
 

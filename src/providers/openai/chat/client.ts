@@ -1,10 +1,10 @@
 // The only OpenAI chat I/O: POST {base}/chat/completions, whole or streamed,
 // over the channel's keep-alive pool. (The images provider has its own client
 // in ../client.ts; both stay small rather than share a lowest common shape.)
-import { exchangeJson, postJson, readJson, type Upstream } from "../../http/request.js";
+import { exchangeJson, postJson, readJson, type Upstream } from "../../shared/http.js";
 import { fromItems, openOnFirstNext } from "../../../core/iter.js";
-import { eventJson, NO_ITEMS, sseMap } from "../../http/sse.js";
-import { protocolError } from "../../http/errors.js";
+import { eventJson, NO_ITEMS, sseMap } from "../../shared/sse.js";
+import { protocolError } from "../../shared/http-errors.js";
 import { parseError } from "./errors.js";
 import type * as wire from "./wire.js";
 

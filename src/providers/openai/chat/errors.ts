@@ -1,8 +1,8 @@
 // OpenAI-style error bodies ({"error":{"message","type","code","param"}}) and
 // in-stream error chunks -> ConnectErrors. The message text stays in the log.
 import type { ConnectError } from "@connectrpc/connect";
-import { upstreamHttpError } from "../../http/errors.js";
-import type { VendorErrorInfo } from "../../http/request.js";
+import { upstreamHttpError } from "../../shared/http-errors.js";
+import type { VendorErrorInfo } from "../../shared/http.js";
 import { VENDOR } from "./request.js";
 
 type ErrorObject = { type?: unknown; code?: unknown; message?: unknown };

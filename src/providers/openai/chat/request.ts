@@ -7,9 +7,9 @@
 // rejects top_k; compatible servers take max_tokens and top_k.
 import { createHash } from "node:crypto";
 import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type ChatInput, type Part, type Tool } from "../../../../gen/omnigate/chat/v1/chat_pb.js";
-import { jsonOutputOf, type JsonOutput } from "../../chat-shared/json-output.js";
-import { enforceableSafetyIndex, IMAGE_TYPES, mediaBase64, mediaDataUrl, mediaText, refuseForeignExtras, toolResultText } from "../../chat-shared/parts.js";
-import { unsupported } from "../../http/errors.js";
+import { jsonOutputOf, type JsonOutput } from "../../shared/json-output.js";
+import { enforceableSafetyIndex, IMAGE_TYPES, mediaBase64, mediaDataUrl, mediaText, refuseForeignExtras, toolResultText } from "../../shared/parts.js";
+import { unsupported } from "../../shared/http-errors.js";
 import type * as wire from "./wire.js";
 
 export const VENDOR = "openai";

@@ -7,7 +7,7 @@
 import { type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../../core/proto/create.js";
 import { PartDeltaSchema, StreamGenerateResponseSchema, type StreamGenerateResponse } from "../../../../gen/omnigate/chat/v1/chat_pb.js";
-import { protocolError } from "../../http/errors.js";
+import { protocolError } from "../../shared/http-errors.js";
 import { streamError } from "./errors.js";
 import { VENDOR } from "./request.js";
 import { argumentsText, finishOf, logprobsOf, usageOf } from "./response.js";

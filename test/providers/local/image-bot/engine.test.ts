@@ -8,7 +8,7 @@ import { localImageBotProvider } from "../../../../src/providers/local/image-bot
 import { aspectOfPrompt, ratioOf } from "../../../../src/providers/local/image-bot/params.js";
 import { decode, grid, place, quadrant, tileSize, WORK_MAX_SIDE } from "../../../../src/providers/local/image-bot/raster.js";
 import { shortenPrompt } from "../../../../src/providers/local/image-bot/shorten.js";
-import type { ImageBotJob, ImageBotOperation, ImageBotOutput } from "../../../../src/providers/types.js";
+import type { ImageBotJob, ImageBotOperation, ImageBotOutput } from "../../../../src/core/ports.js";
 
 const engine = localImageBotProvider({ taskMs: 0, tileSize: 24 });
 const quiet = { signal: new AbortController().signal, progress: async () => undefined, save: async () => undefined };

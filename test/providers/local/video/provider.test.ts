@@ -10,7 +10,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { errorDetail } from "../../../../src/core/errors.js";
 import { ffmpeg, probe } from "../../../../src/core/video/media.js";
 import { localVideoProvider } from "../../../../src/providers/local/video/provider.js";
-import type { VideoJob } from "../../../../src/providers/types.js";
+import type { VideoJob } from "../../../../src/core/ports.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "omnigate-local-video-"));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

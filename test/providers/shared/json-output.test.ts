@@ -1,9 +1,9 @@
 import t from "tap";
 import { create } from "@bufbuild/protobuf";
 import { GenerateResponseSchema, GenerationConfigSchema } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { jsonOutputOf, unwrapResponse, unwrapStream, unwrapText } from "../../../src/providers/chat-shared/json-output.js";
+import { jsonOutputOf, unwrapResponse, unwrapStream, unwrapText } from "../../../src/providers/shared/json-output.js";
 import { collectStream, responseToEvents } from "../../../src/core/chat/stream.js";
-import { argsObject, safeToolId } from "../../../src/providers/chat-shared/parts.js";
+import { argsObject, safeToolId } from "../../../src/providers/shared/parts.js";
 
 const cfg = (init: object) => create(GenerationConfigSchema, init);
 

@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
 import { errors as undiciErrors, type Dispatcher, type Pool } from "undici";
 import type { ConnectError } from "@connectrpc/connect";
-import { protocolError, retryAfterMs, transportError, upstreamHttpError } from "./errors.js";
+import { protocolError, retryAfterMs, transportError, upstreamHttpError } from "./http-errors.js";
 import type { UpstreamLogger } from "./log.js";
 
 export interface UpstreamTimeouts {

@@ -1,17 +1,17 @@
 // Builds the chat provider of each configured channel: its Upstream (base URL,
 // keep-alive pool, timeouts, auth and channel headers, log) and the provider of
 // its vendor. Pools are created once here and closed with the app.
-import type { ChannelConfig, UpstreamConfig } from "../../config.js";
-import type { ChatProvider } from "../types.js";
-import { anthropicChatProvider } from "../anthropic/chat.js";
-import { anthropicHeaders } from "../anthropic/client.js";
-import { geminiChatProvider } from "../gemini/chat.js";
-import { geminiHeaders } from "../gemini/client.js";
-import { openaiChatProvider } from "../openai/chat.js";
-import { openaiHeaders } from "../openai/chat/client.js";
-import type { UpstreamLogger } from "./log.js";
-import type { UpstreamPools } from "./pools.js";
-import type { Upstream } from "./request.js";
+import type { ChannelConfig, UpstreamConfig } from "../config.js";
+import type { ChatProvider } from "../core/ports.js";
+import { anthropicChatProvider } from "./anthropic/chat.js";
+import { anthropicHeaders } from "./anthropic/client.js";
+import { geminiChatProvider } from "./gemini/chat.js";
+import { geminiHeaders } from "./gemini/client.js";
+import { openaiChatProvider } from "./openai/chat.js";
+import { openaiHeaders } from "./openai/chat/client.js";
+import type { UpstreamLogger } from "./shared/log.js";
+import type { UpstreamPools } from "./shared/pools.js";
+import type { Upstream } from "./shared/http.js";
 
 export const CHAT_VENDORS = ["openai", "anthropic", "gemini"] as const;
 export type ChatChannelConfig = ChannelConfig & { provider: (typeof CHAT_VENDORS)[number] };

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Media, Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { unsupported } from "../http/errors.js";
+import { unsupported } from "./http-errors.js";
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 

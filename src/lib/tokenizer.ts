@@ -1,6 +1,6 @@
 // The local engine's tokenizer: deterministic and cheap, so that count_tokens,
 // usage and streams always agree. Not any vendor's tokenizer.
-import { Modality, type ChatInput, type Part, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { Modality, type ChatInput, type Part, type Tool } from "../../gen/omnigate/chat/v1/chat_pb.js";
 
 const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|\p{L}+|\p{N}+|[^\s\p{L}\p{N}]/gu;
 /** Tokens charged for one image or other media part. */

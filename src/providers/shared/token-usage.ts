@@ -12,7 +12,7 @@ import {
   type Part,
   type Usage,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { countInput, countPart, type InputCount } from "./tokenizer.js";
+import { countInput, countPart, type InputCount } from "../../lib/tokenizer.js";
 
 function inputDetails(c: InputCount): ModalityTokens[] {
   const out = [create(ModalityTokensSchema, { modality: Modality.TEXT, tokenCount: BigInt(c.total - c.media) })];

@@ -5,8 +5,8 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { createParser } from "eventsource-parser";
 import { DONE } from "../../core/iter.js";
-import { transportError } from "./errors.js";
-import { discard } from "./request.js";
+import { transportError } from "./http-errors.js";
+import { discard } from "./http.js";
 
 export interface SseEvent {
   /** The `event:` name, when the server sent one. */

@@ -5,7 +5,7 @@
 import t from "tap";
 import { PassThrough } from "node:stream";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { sseMap, type SseEvent } from "../../../src/providers/http/sse.js";
+import { sseMap, type SseEvent } from "../../../src/providers/shared/sse.js";
 import { fromItems, openOnFirstNext } from "../../../src/core/iter.js";
 import { errorDetail } from "../../../src/core/errors.js";
 

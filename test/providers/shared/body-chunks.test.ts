@@ -3,8 +3,8 @@
 // and a reader that stops early destroys the body.
 import t from "tap";
 import { PassThrough } from "node:stream";
-import { bodyChunks, sseMap, type SseEvent } from "../../../src/providers/http/sse.js";
-import { readBody, readText } from "../../../src/providers/http/request.js";
+import { bodyChunks, sseMap, type SseEvent } from "../../../src/providers/shared/sse.js";
+import { readBody, readText } from "../../../src/providers/shared/http.js";
 
 t.test("chunks in order, the body paused while the reader is behind", async (t) => {
   const body = new PassThrough();

@@ -1,5 +1,5 @@
 import t from "tap";
-import { randomHex } from "../../src/core/ids.js";
+import { randomHex } from "../../src/lib/ids.js";
 
 t.test("randomHex gives 2n lowercase hex digits", async (t) => {
   for (const n of [1, 12, 16, 256]) t.match(randomHex(n), new RegExp(`^[0-9a-f]{${2 * n}}$`), `${n} bytes`);

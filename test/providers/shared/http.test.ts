@@ -3,11 +3,11 @@
 import t, { type Test } from "tap";
 import { Readable } from "node:stream";
 import { Code, type ConnectError } from "@connectrpc/connect";
-import { sseMap, type SseEvent } from "../../../src/providers/http/sse.js";
-import { retryAfterMs, transportError, upstreamHttpError } from "../../../src/providers/http/errors.js";
-import { exchangeJson, postJson, upstreamPath, readJson } from "../../../src/providers/http/request.js";
-import { upstreamPools } from "../../../src/providers/http/pools.js";
-import { jsonLogger } from "../../../src/providers/http/log.js";
+import { sseMap, type SseEvent } from "../../../src/providers/shared/sse.js";
+import { retryAfterMs, transportError, upstreamHttpError } from "../../../src/providers/shared/http-errors.js";
+import { exchangeJson, postJson, upstreamPath, readJson } from "../../../src/providers/shared/http.js";
+import { upstreamPools } from "../../../src/providers/shared/pools.js";
+import { jsonLogger } from "../../../src/providers/shared/log.js";
 import { errorDetail } from "../../../src/core/errors.js";
 import { startFakeUpstream, type Reply } from "../../fixtures/fake-upstream.js";
 import { testUpstream } from "../../fixtures/upstream.js";
