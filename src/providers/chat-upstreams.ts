@@ -2,13 +2,13 @@
 // keep-alive pool, timeouts, auth and channel headers, log) and the provider of
 // its vendor. Pools are created once here and closed with the app.
 import type { ChannelConfig, UpstreamConfig } from "../config.js";
-import type { ChatProvider } from "../core/ports.js";
-import { anthropicChatProvider } from "./anthropic/chat.js";
+import type { ChatChannel } from "../core/routing/chat-routing.js";
+import { anthropicChatProvider } from "./anthropic/provider.js";
 import { anthropicHeaders } from "./anthropic/client.js";
-import { geminiChatProvider } from "./gemini/chat.js";
+import { geminiChatProvider } from "./gemini/provider.js";
 import { geminiHeaders } from "./gemini/client.js";
-import { openaiChatProvider } from "./openai/chat.js";
-import { openaiHeaders } from "./openai/chat/client.js";
+import { openaiChatProvider } from "./openai/provider.js";
+import { openaiHeaders } from "./openai/client.js";
 import type { UpstreamLogger } from "./shared/log.js";
 import type { UpstreamPools } from "./shared/pools.js";
 import type { Upstream } from "./shared/http.js";
@@ -18,11 +18,6 @@ export type ChatChannelConfig = ChannelConfig & { provider: (typeof CHAT_VENDORS
 
 export function isChatVendor(c: ChannelConfig): c is ChatChannelConfig {
   return (CHAT_VENDORS as readonly string[]).includes(c.provider);
-}
-
-export interface ChatChannel {
-  config: ChannelConfig;
-  provider: ChatProvider;
 }
 
 export function channelUpstream(c: ChatChannelConfig, up: UpstreamConfig, pools: UpstreamPools, log: UpstreamLogger): Upstream {

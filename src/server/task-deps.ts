@@ -13,7 +13,7 @@ import type { ImageBotDeps, TaskFiles } from "../core/image-bot/deps.js";
 import { imageBotHandler } from "../core/image-bot/handler.js";
 import { TaskRunner } from "../core/tasks/runner.js";
 import { fromCoreTask } from "../facades/image-bot/translate.js";
-import { localImageBotProvider } from "../providers/local/image-bot/engine.js";
+import { localImageBotProvider } from "../providers/local/image-bot/provider.js";
 import { jsonLogger } from "../providers/shared/log.js";
 import { midjourneyClient, type MidjourneyClient } from "../providers/midjourney/client.js";
 import { midjourneyProvider, type MidjourneyProvider } from "../providers/midjourney/provider.js";

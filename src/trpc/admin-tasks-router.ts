@@ -1,10 +1,10 @@
 // Admin procedures for asynchronous work: the image-bot account pool, and
-// every key's image-bot tasks and videos. TaskService restricts accounts to
+// every key's image-bot tasks and videos. ImageBotService restricts accounts to
 // admin keys itself; task and video listings show a non-admin key only its
 // own, so these procedures first make sure the caller holds an admin key.
 import { z } from "zod";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { Action, AccountMode, BotType, Status, type Account, type Task } from "../../gen/omnigate/task/v1/task_pb.js";
+import { Action, AccountMode, BotType, Status, type Account, type Task } from "../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { Status as VideoStatus, type Video } from "../../gen/omnigate/video/v1/video_pb.js";
 import { core, t } from "./trpc.js";
 

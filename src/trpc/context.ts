@@ -4,7 +4,7 @@ import { ChatService } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import { ImageService } from "../../gen/omnigate/image/v1/image_pb.js";
 import { ModelService } from "../../gen/omnigate/model/v1/model_pb.js";
 import { AdminService } from "../../gen/omnigate/admin/v1/admin_pb.js";
-import { TaskService } from "../../gen/omnigate/task/v1/task_pb.js";
+import { ImageBotService } from "../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { VideoService } from "../../gen/omnigate/video/v1/video_pb.js";
 import { bearerToken } from "../core/auth/interceptor.js";
 import { URL_BASE_HEADER } from "../core/image/image-service.js";
@@ -17,7 +17,7 @@ export interface CoreClients {
   chat: Client<typeof ChatService>;
   admin: Client<typeof AdminService>;
   /** Image-bot tasks and accounts. */
-  tasks: Client<typeof TaskService>;
+  tasks: Client<typeof ImageBotService>;
   videos: Client<typeof VideoService>;
   images: Client<typeof ImageService>;
 }
@@ -50,7 +50,7 @@ export function trpcContextFactory(deps: TrpcDeps) {
     models: createClient(ModelService, deps.core.transport),
     chat: createClient(ChatService, deps.core.transport),
     admin: createClient(AdminService, deps.core.transport),
-    tasks: createClient(TaskService, deps.core.transport),
+    tasks: createClient(ImageBotService, deps.core.transport),
     videos: createClient(VideoService, deps.core.transport),
     images: createClient(ImageService, deps.core.transport),
   };

@@ -3,7 +3,7 @@
 // modal, cancel. The core decides what a key may see: its own tasks, or every
 // task for an admin key.
 import { z } from "zod";
-import { Action, BotType, type SubmitResult, type Task } from "../../gen/omnigate/task/v1/task_pb.js";
+import { Action, BotType, type SubmitResult, type Task } from "../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { taskView } from "./admin-tasks-router.js";
 import { core, t } from "./trpc.js";
 

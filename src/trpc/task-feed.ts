@@ -1,9 +1,9 @@
 // The console's live task list: one snapshot of recent image-bot tasks and
 // videos, then every change as it is committed. The runner's events only say
 // which task changed; what the caller sees is read again through the core
-// (TaskService.ListTasks, VideoService.GetVideo), with the caller's key.
+// (ImageBotService.ListTasks, VideoService.GetVideo), with the caller's key.
 import { z } from "zod";
-import { Status, type Task } from "../../gen/omnigate/task/v1/task_pb.js";
+import { Status, type Task } from "../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { WATCH_RESYNC_MS } from "../core/tasks/events.js";
 import { adminOnly, taskView, videoView } from "./admin-tasks-router.js";
 import type { TrpcContext } from "./context.js";

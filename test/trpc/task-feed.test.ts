@@ -5,7 +5,7 @@ import t from "tap";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { Action, Status, TaskSchema, type Task } from "../../gen/omnigate/task/v1/task_pb.js";
+import { Action, Status, TaskSchema, type Task } from "../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { Status as VideoStatus, VideoErrorSchema, VideoSchema, type Video } from "../../gen/omnigate/video/v1/video_pb.js";
 import type { StoredTask } from "../../src/core/tasks/types.js";
 import type { TrpcContext } from "../../src/trpc/context.js";

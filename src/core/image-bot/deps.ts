@@ -1,7 +1,7 @@
 // What the image-bot core needs from the rest of the gateway.
 import type { Client } from "@connectrpc/connect";
 import type { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import type { Task } from "../../../gen/omnigate/task/v1/task_pb.js";
+import type { Task } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import type { ImageBotProvider, ImageBytes } from "../ports.js";
 import type { ChannelStates } from "../routing/channel-state.js";
 import type { TaskRunner } from "../tasks/runner.js";

@@ -3,7 +3,7 @@
 import { type JsonObject } from "@bufbuild/protobuf";
 import { create } from "../proto/create.js";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { Action, BotType, ButtonSchema, Status, TaskSchema, type Task } from "../../../gen/omnigate/task/v1/task_pb.js";
+import { Action, BotType, ButtonSchema, Status, TaskSchema, type Task } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import type { ImageBotButton, ImageBotOperation } from "../ports.js";
 import type { StoredTask, TaskStatus } from "../tasks/types.js";
 

@@ -18,7 +18,7 @@ import {
   type SubmitModalRequest,
   type SubmitResult,
   type SubmitTaskRequest,
-} from "../../../gen/omnigate/task/v1/task_pb.js";
+} from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import type { ImageBotOperation } from "../ports.js";
 import type { Principal, UsageNote } from "../context.js";
 import { Code, coreError, invalidArgument } from "../errors.js";

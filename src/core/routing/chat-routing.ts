@@ -57,7 +57,7 @@ export function localOnlyRouting(local: ChatProvider, servedGlobs: string[]): Ch
   };
 }
 
-export interface UpstreamChatChannel {
+export interface ChatChannel {
   config: ChannelConfig;
   provider: ChatProvider;
 }
@@ -69,7 +69,7 @@ export function channelServes(c: ChannelConfig, model: string): boolean {
 
 
 export interface ChannelRoutingOptions {
-  channels: UpstreamChatChannel[];
+  channels: ChatChannel[];
   /** The local engine and the model globs it serves next to the channels. */
   local?: { provider: ChatProvider; globs: string[] };
   upstream: UpstreamConfig;
@@ -84,15 +84,15 @@ export function channelChatRouting(opts: ChannelRoutingOptions): ChatRouting {
   const rng = opts.rng ?? Math.random;
   const up = opts.upstream;
   const states = opts.states;
-  const isEnabled = (c: UpstreamChatChannel) => (states ? states.isEnabled(c.config.name) : c.config.enabled);
+  const isEnabled = (c: ChatChannel) => (states ? states.isEnabled(c.config.name) : c.config.enabled);
   const byName = new Map(opts.channels.map((c) => [c.config.name, c.config]));
   const cooldown = cooldownTracker(up.cooldownAfterFailures, now);
-  const toRoute = (c: UpstreamChatChannel, model: string): ChatRoute => ({ channel: c.config.name, provider: c.provider, upstreamModel: c.config.modelMap[model] ?? model });
-  const rankChannels = (matched: UpstreamChatChannel[], input: ChatInput | undefined): UpstreamChatChannel[] => {
+  const toRoute = (c: ChatChannel, model: string): ChatRoute => ({ channel: c.config.name, provider: c.provider, upstreamModel: c.config.modelMap[model] ?? model });
+  const rankChannels = (matched: ChatChannel[], input: ChatInput | undefined): ChatChannel[] => {
     const sticky = signatureIssuers(input);
-    const rank = (c: UpstreamChatChannel) => (cooldown.cooling(c.config.name) ? 2 : 0) + (sticky.size && !sticky.has(c.config.provider) ? 1 : 0);
+    const rank = (c: ChatChannel) => (cooldown.cooling(c.config.name) ? 2 : 0) + (sticky.size && !sticky.has(c.config.provider) ? 1 : 0);
     const ranks = [...new Set(matched.map(rank))].sort((a, b) => a - b);
-    const ordered: UpstreamChatChannel[] = [];
+    const ordered: ChatChannel[] = [];
     for (const r of ranks) {
       const inRank = matched.filter((c) => rank(c) === r);
       const priorities = [...new Set(inRank.map((c) => c.config.priority))].sort((a, b) => b - a);
@@ -102,7 +102,7 @@ export function channelChatRouting(opts: ChannelRoutingOptions): ChatRouting {
   };
   return {
     resolve(model, input) {
-      const matched: UpstreamChatChannel[] = [];
+      const matched: ChatChannel[] = [];
       for (const c of opts.channels) if (isEnabled(c) && channelServes(c.config, model)) matched.push(c);
       // One candidate (the common case) needs no ranking.
       const ordered = matched.length < 2 ? matched : rankChannels(matched, input);

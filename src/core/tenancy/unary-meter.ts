@@ -15,7 +15,7 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { ImageService, type ImageBatch, type ImageOptions } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
-import { Action, TaskService } from "../../../gen/omnigate/task/v1/task_pb.js";
+import { Action, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { recordQuietly, type UsageRecord, type UsageStore } from "../../storage/types.js";
 import { formatKey, principalKey, requestIdKey, usageNoteKey, type Principal, type UsageNote } from "../context.js";
 import { asConnectError } from "../errors.js";
@@ -156,9 +156,9 @@ const taskMeter = (actionOf: (req: unknown) => string, free = false): Meter => (
 /** The meter of each priced unary method; `imageModels` resolves image model names and their defaults. */
 export function meters(imageModels?: ModelResolver): Map<DescMethod, Meter> {
   return new Map<DescMethod, Meter>([
-    [TaskService.method.submitTask, taskMeter((r) => Action[(r as TaskReq).action ?? Action.UNSPECIFIED] ?? "*")],
-    [TaskService.method.submitAction, taskMeter((r) => buttonAction((r as TaskReq).customId ?? ""))],
-    [TaskService.method.submitModal, taskMeter(() => "MODAL", true)],
+    [ImageBotService.method.submitTask, taskMeter((r) => Action[(r as TaskReq).action ?? Action.UNSPECIFIED] ?? "*")],
+    [ImageBotService.method.submitAction, taskMeter((r) => buttonAction((r as TaskReq).customId ?? ""))],
+    [ImageBotService.method.submitModal, taskMeter(() => "MODAL", true)],
     [ImageService.method.generateImages, imageMeter("generate", imageModels)],
     [ImageService.method.editImages, imageMeter("edit", imageModels)],
     [ImageService.method.createImageVariations, imageMeter("variation", imageModels)],

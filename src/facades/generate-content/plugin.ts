@@ -23,7 +23,7 @@ import { apiKeyInvalidError, atOrigin, notFoundError, toWireError, unauthenticat
 import { fileRoutes, uploadRoutes, type GeminiFilesOptions } from "./files.js";
 import { DEFAULT_PAGE_SIZE, fromCoreModel, modelId } from "./models.js";
 import { ChunkWriter, CONTENT_TYPES, primeStream, pumpStream, type StreamMode } from "./sse.js";
-import { StreamTranslator } from "./stream.js";
+import { GenerateContentStreamTranslator } from "./stream.js";
 import { SOURCE_FORMAT, responseOptions, toCoreRequest } from "./translate.js";
 import { fromCoreCountTokens, fromCoreResponse } from "./translate-response.js";
 import * as wire from "./wire.js";
@@ -140,7 +140,7 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
     const body = parse(wire.generateContentRequest, req.body);
     const { input, origins } = toCoreRequest(body, model);
     const it = streamCall(deps.core.transport, ChatService.method.streamGenerate, { input }, opts);
-    const t = new StreamTranslator(responseOptions(body));
+    const t = new GenerateContentStreamTranslator(responseOptions(body));
     const primed = await primeStream(it, t).catch((err: unknown) => {
       throw atOrigin(err, origins);
     });

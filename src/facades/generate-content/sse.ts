@@ -3,7 +3,7 @@
 // one JSON array written element by element. A failure after the 200 goes out
 // as a final `{"error":{...}}` chunk (array element), never a silent cut.
 import type { StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import type { Chunk, StreamTranslator } from "./stream.js";
+import type { Chunk, GenerateContentStreamTranslator } from "./stream.js";
 import { drained, type FrameSink } from "../shared/sink.js";
 
 export type StreamMode = "sse" | "array";
@@ -44,7 +44,7 @@ export class ChunkWriter {
  * Reads events until the first chunk is ready, so that a call failing early
  * still gets a real HTTP error status (the error is thrown from here).
  */
-export async function primeStream(it: AsyncIterator<StreamGenerateResponse>, t: StreamTranslator): Promise<{ ready: Chunk[]; done: boolean }> {
+export async function primeStream(it: AsyncIterator<StreamGenerateResponse>, t: GenerateContentStreamTranslator): Promise<{ ready: Chunk[]; done: boolean }> {
   const ready: Chunk[] = [];
   while (!t.hasOutput) {
     const r = await it.next();
@@ -57,7 +57,7 @@ export async function primeStream(it: AsyncIterator<StreamGenerateResponse>, t: 
 /** Writes the rest of the stream; `onError` renders a failure as the final chunk. */
 export async function pumpStream(
   it: AsyncIterator<StreamGenerateResponse>,
-  t: StreamTranslator,
+  t: GenerateContentStreamTranslator,
   w: ChunkWriter,
   primed: { ready: Chunk[]; done: boolean },
   onError: (err: unknown) => { error: unknown },

@@ -5,6 +5,7 @@
 // usageMetadata. One chunk is held back so that the finish can be merged into
 // the last content chunk.
 import type { JsonObject } from "@bufbuild/protobuf";
+import type { StreamTranslator } from "../../lib/stream-translator.js";
 import type { CandidateFinish, Part, PromptFeedback, Signature, StreamGenerateResponse, Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { Code, coreError } from "../../core/errors.js";
 import type { ResponseOptions } from "./translate.js";
@@ -31,7 +32,7 @@ interface CandidateState {
   finish?: CandidateFinish;
 }
 
-export class StreamTranslator {
+export class GenerateContentStreamTranslator implements StreamTranslator<StreamGenerateResponse, Chunk> {
   private id = "";
   private modelVersion = "";
   private usage: Usage | undefined;

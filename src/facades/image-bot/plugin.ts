@@ -6,7 +6,7 @@ import { PassThrough } from "node:stream";
 import { ConnectError, createClient, type CallOptions } from "@connectrpc/connect";
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { Status, TaskService } from "../../../gen/omnigate/task/v1/task_pb.js";
+import { Status, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { bearerToken } from "../../core/auth/interceptor.js";
 import { URL_BASE_HEADER } from "../../core/image/image-service.js";
 import type { FacadeOptions } from "../shared/options.js";
@@ -66,7 +66,7 @@ function apiKey(req: FastifyRequest): string | undefined {
 const URL_BASE = /^https?:\/\/[A-Za-z0-9.\-:[\]]+$/;
 
 export const imageBotFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps }) => {
-  const client = createClient(TaskService, deps.core.transport);
+  const client = createClient(ImageBotService, deps.core.transport);
 
   const call = (req: FastifyRequest, reply: FastifyReply): CallOptions => {
     const opts = coreCallOptions(req, reply, FORMAT, apiKey(req)!);

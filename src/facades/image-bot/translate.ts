@@ -1,4 +1,4 @@
-// /ib wire <-> neutral TaskService messages. Pure: no fastify, no I/O.
+// /ib wire <-> neutral ImageBotService messages. Pure: no fastify, no I/O.
 import { create } from "../../core/proto/create.js";
 import { timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { InputFileSchema, type InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
@@ -24,7 +24,7 @@ import {
   type Task,
   type UpdateAccountRequest,
   type UploadImagesRequest,
-} from "../../../gen/omnigate/task/v1/task_pb.js";
+} from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { badRequest } from "./errors.js";
 import type * as wire from "./wire.js";
 

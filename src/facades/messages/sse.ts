@@ -5,6 +5,7 @@
 // fails after the 200 went out, an `event: error` with the error body. Every
 // frame has an `event:` line (the SDKs drop frames without one).
 import { FinishReason, type Part, type PartDelta, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import type { StreamTranslator } from "../../lib/stream-translator.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorBody, toWireError } from "./errors.js";
 import { fromCorePart, stopReasonOf, usageOf, wireSignature } from "./translate.js";
@@ -50,7 +51,7 @@ interface OpenBlock {
 
 const broken = (what: string) => new ConnectError(`stream out of order: ${what}`, Code.Internal);
 
-export class MessagesStreamMachine {
+export class MessagesStreamTranslator implements StreamTranslator<StreamGenerateResponse, SseFrame> {
   private state: State = "awaiting_start";
   private block: OpenBlock | undefined;
   private nextIndex = 0;
@@ -271,7 +272,7 @@ export async function writeMessagesStream(
   out: FrameSink,
   opts: StreamOptions & { heartbeatMs: number },
 ): Promise<void> {
-  const sm = new MessagesStreamMachine(opts);
+  const sm = new MessagesStreamTranslator(opts);
   const ping = frameText(PING);
   const timer = setTimeout(() => {
     if (!out.destroyed && !out.writableNeedDrain) out.write(ping);

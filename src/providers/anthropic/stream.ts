@@ -4,6 +4,7 @@
 // and passed on as one part carrying their JSON in vendor_extras.
 import { type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
+import type { StreamTranslator } from "../../lib/stream-translator.js";
 import { PartDeltaSchema, StreamGenerateResponseSchema, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { partSkeleton } from "../../core/chat/stream.js";
 import { argsObject } from "../shared/parts.js";
@@ -31,7 +32,7 @@ interface Block {
 
 const KNOWN = new Set(["text", "thinking", "redacted_thinking", "tool_use"]);
 
-export class AnthropicStreamTranslator {
+export class AnthropicStreamTranslator implements StreamTranslator<wire.StreamEvent, Ev> {
   private started = false;
   private next = 0;
   private blocks = new Map<number, Block>();
@@ -46,7 +47,12 @@ export class AnthropicStreamTranslator {
     return ev({ case: "partDelta", value: { candidateIndex: 0, index, delta } });
   }
 
-  feed(e: wire.StreamEvent): Ev[] {
+  /** Nothing: the vendor's last event closes the answer, and a stream cut before it is caught by the core's stream guard. */
+  end(): Ev[] {
+    return [];
+  }
+
+  push(e: wire.StreamEvent): Ev[] {
     switch (e.type) {
       case "message_start": {
         if (this.started) return [];

@@ -7,6 +7,7 @@
 // ending before that is left to the stream guard to report.
 import { type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
+import type { StreamTranslator } from "../../lib/stream-translator.js";
 import { PartDeltaSchema, StreamGenerateResponseSchema, type Part, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { partSkeleton } from "../../core/chat/stream.js";
 import { streamError } from "./errors.js";
@@ -26,7 +27,7 @@ interface CandState {
   finished: boolean;
 }
 
-export class GeminiStreamTranslator {
+export class GeminiStreamTranslator implements StreamTranslator<wire.GenerateContentResponse, Ev> {
   private started = false;
   private cands = new Map<number, CandState>();
   private feedbackSent = false;
@@ -118,7 +119,12 @@ export class GeminiStreamTranslator {
     return [this.signature(ci, c.open.index, sig)];
   }
 
-  feed(chunk: wire.GenerateContentResponse): Ev[] {
+  /** Nothing: the vendor's last event closes the answer, and a stream cut before it is caught by the core's stream guard. */
+  end(): Ev[] {
+    return [];
+  }
+
+  push(chunk: wire.GenerateContentResponse): Ev[] {
     if (chunk.error) throw streamError(chunk.error);
     const out: Ev[] = [];
     if (!this.started) {

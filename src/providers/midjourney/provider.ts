@@ -7,7 +7,7 @@ import { loadSharp } from "../../lib/sharp.js";
 import type { ImageBotJob, ImageBotOutput, ImageBotProvider, ImageBotRunContext } from "../../core/ports.js";
 import type { UpstreamLogger } from "../shared/log.js";
 import type { MidjourneyClient } from "./client.js";
-import { fromVendorButtons, fromVendorSubmit, fromVendorTask, isGridResult, splitPrompts, toVendorModal, toVendorSubmit } from "./mapping.js";
+import { fromVendorButtons, fromVendorSubmit, fromVendorTask, isGridResult, splitPrompts, toVendorModal, toVendorSubmit } from "./translate.js";
 import * as wire from "./wire.js";
 
 export interface MidjourneyProviderOptions {

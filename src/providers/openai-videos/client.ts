@@ -5,7 +5,7 @@ import { FormData, Pool, type Dispatcher } from "undici";
 import { protocolError, transportError } from "../shared/http-errors.js";
 import type { UpstreamChannelOptions } from "../shared/pools.js";
 import { fromVendorError, VENDOR } from "./errors.js";
-import type { CreateForm } from "./videos.js";
+import type { CreateForm } from "./translate.js";
 import { video, type Variant, type Video } from "./wire.js";
 import { readBody } from "../shared/http.js";
 

@@ -6,7 +6,7 @@ import { pollUntil } from "../../core/video/poll.js";
 import type { VideoAsset, VideoJob, VideoOutput, VideoProvider, VideoRunContext } from "../../core/ports.js";
 import type { OpenAIVideosClient } from "./client.js";
 import { VENDOR } from "./errors.js";
-import { failedVideoError, fromVendorVideo, toVendorCreate, type PollState } from "./videos.js";
+import { failedVideoError, fromVendorVideo, toVendorCreate, type PollState } from "./translate.js";
 
 export interface PollSettings {
   firstMs: number;

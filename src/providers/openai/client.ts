@@ -1,162 +1,64 @@
-// The only file that talks to an OpenAI-compatible upstream: one undici Pool
-// per channel, JSON and multipart POSTs (whole or streamed), and downloads of
-// result URLs.
-import { Blob } from "node:buffer";
-import type { Readable } from "node:stream";
-import { FormData, Pool, request, type Dispatcher } from "undici";
-import type { ConnectError } from "@connectrpc/connect";
-import { Code } from "@connectrpc/connect";
-import { coreError } from "../../core/errors.js";
-import { fromTransportError, fromVendorError } from "./errors.js";
-import type { VendorFile } from "./images.js";
-import { discard } from "../shared/http.js";
+// The only OpenAI chat I/O: POST {base}/chat/completions, whole or streamed,
+// over the channel's keep-alive pool. (The images provider has its own client
+// in ../client.ts; both stay small rather than share a lowest common shape.)
+import { exchangeJson, postJson, readJson, type Upstream } from "../shared/http.js";
+import { fromItems, openOnFirstNext } from "../../core/iter.js";
+import { eventJson, NO_ITEMS, sseMap } from "../shared/sse.js";
+import { protocolError } from "../shared/http-errors.js";
+import { parseError } from "./errors.js";
+import type * as wire from "./wire.js";
 
-export interface OpenAIClientOptions {
-  /** Channel name, for errors and logs. */
-  channel: string;
-  /** Base URL including the version path, e.g. "https://api.openai.com/v1". */
-  baseUrl: string;
-  apiKey: string;
-  now?: () => number;
-  /** Upper bound for a downloaded result. */
-  maxDownloadBytes?: number;
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
+export interface Call {
+  signal: AbortSignal;
+  requestId: string;
 }
 
-/** A 2xx answer to a streamed request: its content type and body, unread. */
-export interface StreamedAnswer {
-  contentType: string;
-  body: Readable;
+/** "/chat/completions" under a base URL; a bare host gets "/v1" (as Ollama and vLLM serve it). */
+function endpoint(up: Upstream): string {
+  return /^\/*$/.test(up.baseUrl.pathname) ? "/v1/chat/completions" : "/chat/completions";
 }
 
-export interface OpenAIClient {
-  postJson(path: string, body: unknown, signal: AbortSignal, requestId: string): Promise<unknown>;
-  postForm(path: string, fields: Array<[string, string]>, files: VendorFile[], signal: AbortSignal, requestId: string): Promise<unknown>;
-  /** The same POSTs asking for server-sent events; an error status is read and thrown as postJson does. */
-  streamJson(path: string, body: unknown, signal: AbortSignal, requestId: string): Promise<StreamedAnswer>;
-  streamForm(path: string, fields: Array<[string, string]>, files: VendorFile[], signal: AbortSignal, requestId: string): Promise<StreamedAnswer>;
-  /** Fetches a result URL the upstream returned. */
-  download(url: string, signal: AbortSignal): Promise<Uint8Array>;
-  close(): Promise<void>;
+export function openaiHeaders(apiKey: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...extra };
 }
 
-async function readJson(body: Dispatcher.ResponseData["body"]): Promise<unknown> {
-  const text = await body.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+/** Whether the channel is OpenAI itself (which wants max_completion_tokens and rejects top_k). */
+export function isOfficialOpenAI(up: Upstream): boolean {
+  return up.baseUrl.hostname === "api.openai.com";
 }
 
-export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
-  const base = new URL(opts.baseUrl.replace(/\/+$/, "") + "/");
-  const prefix = base.pathname.replace(/\/+$/, "");
-  const pool = new Pool(base.origin, { connections: 16, headersTimeout: opts.headersTimeoutMs ?? 180_000, bodyTimeout: opts.bodyTimeoutMs ?? 180_000 });
-  const now = opts.now ?? Date.now;
-  const maxDownload = opts.maxDownloadBytes ?? 64 * 1024 * 1024;
+/** A non-streaming completion; `read` translates the answer inside the exchange's own promise (see exchangeJson). */
+export function postChat<T = wire.ChatResponse>(up: Upstream, body: wire.ChatRequest, call: Call, read?: (r: wire.ChatResponse) => T): Promise<T> {
+  return exchangeJson(up, endpoint(up), body, { signal: call.signal, requestId: call.requestId, parseError }, read as ((b: unknown) => T) | undefined);
+}
 
-  const open = async (path: string, body: string | FormData, contentType: string | undefined, accept: string, signal: AbortSignal, requestId: string): Promise<Dispatcher.ResponseData> => {
-    try {
-      return await pool.request({
-        path: prefix + path,
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${opts.apiKey}`,
-          accept,
-          ...(contentType ? { "content-type": contentType } : {}),
-          ...(requestId ? { "x-client-request-id": requestId } : {}),
-        },
-        body,
-        signal,
-      });
-    } catch (err) {
-      throw fromTransportError(err, opts.channel);
-    }
-  };
+/** What a stream's reader makes of what comes: each chunk, the `data: [DONE]` mark, and the whole answer of a server that ignored stream: true. */
+export interface ChatStreamSink<T> {
+  chunk(c: wire.ChatResponse): readonly T[];
+  done(): readonly T[];
+  whole(r: wire.ChatResponse): readonly T[];
+}
 
-  const readAnswer = async (res: Dispatcher.ResponseData): Promise<unknown> => {
-    let json: unknown;
-    try {
-      json = await readJson(res.body);
-    } catch (err) {
-      throw fromTransportError(err, opts.channel);
-    }
-    if (res.statusCode >= 400) throw fromVendorError(res.statusCode, res.headers, json, opts.channel, now());
-    if (json === undefined) throw badResponse(opts.channel);
-    return json;
-  };
-
-  const send = async (path: string, body: string | FormData, contentType: string | undefined, signal: AbortSignal, requestId: string): Promise<unknown> =>
-    readAnswer(await open(path, body, contentType, "application/json", signal, requestId));
-
-  const stream = async (path: string, body: string | FormData, contentType: string | undefined, signal: AbortSignal, requestId: string): Promise<StreamedAnswer> => {
-    const res = await open(path, body, contentType, "text/event-stream, application/json", signal, requestId);
-    // An error status is read whole and thrown from there.
-    if (res.statusCode >= 400) await readAnswer(res);
-    const type = res.headers["content-type"];
-    return { contentType: String(Array.isArray(type) ? type[0] : (type ?? "")).toLowerCase(), body: res.body };
-  };
-
-  const form = (fields: Array<[string, string]>, files: VendorFile[]): FormData => {
-    const f = new FormData();
-    for (const [k, v] of fields) f.append(k, v);
-    for (const file of files) f.append(file.field, new Blob([file.data], { type: file.mimeType }), file.filename);
-    return f;
-  };
-
-  return {
-    postJson(path, body, signal, requestId) {
-      return send(path, JSON.stringify(body), "application/json", signal, requestId);
-    },
-    postForm(path, fields, files, signal, requestId) {
-      return send(path, form(fields, files), undefined, signal, requestId);
-    },
-    streamJson(path, body, signal, requestId) {
-      return stream(path, JSON.stringify(body), "application/json", signal, requestId);
-    },
-    streamForm(path, fields, files, signal, requestId) {
-      return stream(path, form(fields, files), undefined, signal, requestId);
-    },
-    async download(url, signal) {
-      let u: URL;
-      try {
-        u = new URL(url);
-      } catch {
-        throw badResponse(opts.channel);
+/**
+ * A streamed chat, each chunk turned into items by the sink as it is read (the
+ * request goes out on the first `next()`; sse.ts says why there is no
+ * generator per step).
+ */
+export function streamChat<T>(up: Upstream, body: wire.ChatRequest, call: Call, sink: ChatStreamSink<T>): AsyncIterableIterator<T> {
+  return openOnFirstNext(async () => {
+    const res = await postJson(up, endpoint(up), body, { signal: call.signal, requestId: call.requestId, parseError });
+    if (!res.contentType.includes("text/event-stream")) return fromItems(sink.whole((await readJson(up, res)) as wire.ChatResponse));
+    return sseMap(res.body, up.vendor, (e) => {
+      const d = e.data.trim();
+      if (!d) return NO_ITEMS;
+      if (d === "[DONE]") return sink.done();
+      const data = eventJson(e) as wire.ChatResponse | undefined;
+      if (!data || typeof data !== "object") {
+        up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, data: d.slice(0, 1024) }, "upstream sent a non-JSON stream event");
+        throw protocolError(up.vendor, "non-JSON stream event");
       }
-      if (u.protocol !== "http:" && u.protocol !== "https:") throw badResponse(opts.channel);
-      let res: Dispatcher.ResponseData;
-      try {
-        res = u.origin === base.origin ? await pool.request({ path: u.pathname + u.search, method: "GET", signal }) : await request(u, { method: "GET", signal });
-      } catch (err) {
-        throw fromTransportError(err, opts.channel);
-      }
-      if (res.statusCode >= 400) {
-        await res.body.dump().catch(() => undefined);
-        throw coreError(Code.Unavailable, "The upstream provider's result could not be downloaded.", { reason: "upstream_error", metadata: { channel: opts.channel, upstream_status: String(res.statusCode) } });
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      try {
-        for await (const chunk of res.body) {
-          size += (chunk as Buffer).length;
-          if (size > maxDownload) {
-            discard(res.body);
-            throw badResponse(opts.channel);
-          }
-          chunks.push(chunk as Buffer);
-        }
-      } catch (err) {
-        throw fromTransportError(err, opts.channel);
-      }
-      return Buffer.concat(chunks);
-    },
-    close: () => pool.close(),
-  };
-}
-
-export function badResponse(channel: string): ConnectError {
-  return coreError(Code.Unavailable, "The upstream provider sent a response the gateway could not read.", { reason: "upstream_bad_response", metadata: { channel } });
+      if (data.error) up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: call.requestId, error: data.error }, "upstream stream error");
+      return sink.chunk(data);
+    });
+  });
 }

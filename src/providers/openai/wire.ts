@@ -1,65 +1,114 @@
-// The OpenAI Images API as the gateway reads it from an upstream (zod). Loose:
-// upstreams add fields, and compatible servers leave some out.
-import { z } from "zod";
+// OpenAI Chat Completions as this provider speaks it upstream (OpenAI itself
+// and compatible servers: vLLM, Ollama, DeepSeek, OpenRouter, ...). Responses
+// are read defensively; compatible servers differ in what they include.
 
-const tokensDetails = z.object({ text_tokens: z.number().int().default(0), image_tokens: z.number().int().default(0) }).loose();
+export type ContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string; detail?: string } }
+  | { type: "input_audio"; input_audio: { data: string; format: string } }
+  | { type: "file"; file: { file_data?: string; filename?: string } };
 
-const usage = z
-  .object({
-    input_tokens: z.number().int().default(0),
-    output_tokens: z.number().int().default(0),
-    total_tokens: z.number().int().optional(),
-    input_tokens_details: tokensDetails.optional(),
-    output_tokens_details: tokensDetails.optional(),
-  })
-  .loose();
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
 
-export const imagesResponse = z
-  .object({
-    created: z.number().optional(),
-    data: z
-      .array(
-        z
-          .object({
-            b64_json: z.string().nullish(),
-            url: z.string().nullish(),
-            revised_prompt: z.string().nullish(),
-          })
-          .loose(),
-      )
-      .default([]),
-    usage: usage.nullish(),
-  })
-  .loose();
+export type Message =
+  | { role: "system" | "developer"; content: string }
+  | { role: "user"; content: string | ContentPart[]; name?: string }
+  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[]; reasoning_content?: string }
+  | { role: "tool"; tool_call_id: string; content: string };
 
-export type ImagesResponse = z.infer<typeof imagesResponse>;
+export interface Tool {
+  type: "function";
+  function: { name: string; description?: string; parameters?: unknown; strict?: boolean };
+}
 
-/**
- * One event of a streamed generation or edit (`image_generation.*`,
- * `image_edit.*`): a partial image or a finished one, by the end of `type`.
- */
-export const imageStreamEvent = z
-  .object({
-    type: z.string(),
-    b64_json: z.string().nullish(),
-    partial_image_index: z.number().int().nullish(),
-    usage: usage.nullish(),
-  })
-  .loose();
+export type ToolChoice = "auto" | "none" | "required" | { type: "function"; function: { name: string } };
 
-export type ImageStreamEvent = z.infer<typeof imageStreamEvent>;
+export interface ChatRequest {
+  model: string;
+  messages: Message[];
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  stop?: string[];
+  seed?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+  n?: number;
+  logprobs?: boolean;
+  top_logprobs?: number;
+  tools?: Tool[];
+  tool_choice?: ToolChoice;
+  parallel_tool_calls?: boolean;
+  response_format?: { type: "json_object" } | { type: "json_schema"; json_schema: { name: string; schema: unknown; strict?: boolean } };
+  reasoning_effort?: string;
+  stream?: boolean;
+  stream_options?: { include_usage: boolean };
+  user?: string;
+  [extra: string]: unknown;
+}
 
-export const errorBody = z
-  .object({
-    error: z
-      .object({
-        message: z.string().nullish(),
-        type: z.string().nullish(),
-        param: z.string().nullish(),
-        code: z.union([z.string(), z.number()]).nullish(),
-      })
-      .loose(),
-  })
-  .loose();
+// ---------------------------------------------------------------- responses
 
-export type ErrorBody = z.infer<typeof errorBody>;
+export interface ResponseToolCall {
+  index?: number;
+  id?: string;
+  type?: string;
+  function?: { name?: string; arguments?: string | Record<string, unknown> };
+}
+
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes?: number[] | null;
+  top_logprobs?: { token: string; logprob: number }[];
+}
+
+export interface ResponseMessage {
+  role?: string;
+  content?: string | null;
+  refusal?: string | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  tool_calls?: ResponseToolCall[] | null;
+  [k: string]: unknown;
+}
+
+export interface Choice {
+  index?: number;
+  message?: ResponseMessage;
+  delta?: ResponseMessage;
+  finish_reason?: string | null;
+  /** vLLM: the stop string (or token id) that ended the answer. */
+  stop_reason?: string | number | null;
+  logprobs?: { content?: TokenLogprob[] | null } | null;
+}
+
+export interface Usage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number | null; audio_tokens?: number | null } | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+  /** DeepSeek's cache counters. */
+  prompt_cache_hit_tokens?: number;
+  prompt_cache_miss_tokens?: number;
+}
+
+export interface ChatResponse {
+  id?: string;
+  object?: string;
+  created?: number;
+  model?: string;
+  choices?: Choice[];
+  usage?: Usage | null;
+  system_fingerprint?: string | null;
+  service_tier?: string | null;
+  error?: { message?: string; type?: string; code?: string | number | null };
+  [k: string]: unknown;
+}

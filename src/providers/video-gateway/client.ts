@@ -5,7 +5,7 @@ import { Agent, Pool, type Dispatcher } from "undici";
 import { protocolError, transportError } from "../shared/http-errors.js";
 import type { UpstreamChannelOptions } from "../shared/pools.js";
 import { fromVendorError, VENDOR } from "./errors.js";
-import type { SubmitBody } from "./generations.js";
+import type { SubmitBody } from "./translate.js";
 import { submitted, task, type Task } from "./wire.js";
 import { readBody } from "../shared/http.js";
 

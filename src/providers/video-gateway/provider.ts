@@ -6,7 +6,7 @@ import type { VideoJob, VideoOutput, VideoProvider, VideoRunContext } from "../.
 import { protocolError } from "../shared/http-errors.js";
 import type { VideoGatewayClient } from "./client.js";
 import { VENDOR } from "./errors.js";
-import { failedTaskError, fromVendorTask, toVendorSubmit, type GatewayState } from "./generations.js";
+import { failedTaskError, fromVendorTask, toVendorSubmit, type GatewayState } from "./translate.js";
 
 export interface PollSettings {
   firstMs: number;

@@ -12,7 +12,7 @@ import { file_omnigate_chat_v1_chat } from "../../../gen/omnigate/chat/v1/chat_p
 import { file_omnigate_common_v1_common } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { file_omnigate_image_v1_image } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { file_omnigate_model_v1_model } from "../../../gen/omnigate/model/v1/model_pb.js";
-import { file_omnigate_task_v1_task } from "../../../gen/omnigate/task/v1/task_pb.js";
+import { file_omnigate_imagebot_v1_imagebot } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { file_omnigate_video_v1_video } from "../../../gen/omnigate/video/v1/video_pb.js";
 
 const files: DescFile[] = [
@@ -21,7 +21,7 @@ const files: DescFile[] = [
   file_omnigate_common_v1_common,
   file_omnigate_image_v1_image,
   file_omnigate_model_v1_model,
-  file_omnigate_task_v1_task,
+  file_omnigate_imagebot_v1_imagebot,
   file_omnigate_video_v1_video,
 ];
 

@@ -9,7 +9,7 @@ import { ChatService, Role } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { ErrorDetailSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { ImageService } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
-import { Action, TaskService } from "../../../gen/omnigate/task/v1/task_pb.js";
+import { Action, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
 import { ADMIN_KEY, startServer, type TestServer } from "../../helpers/app.js";
 
@@ -49,7 +49,7 @@ t.test("a key scoped to wire formats is refused on every remote RPC, whatever fo
       ["ChatService/StreamGenerate", async () => {
         for await (const _ of createClient(ChatService, tr).streamGenerate({ input: { model: "local-chat", turns: [{ role: Role.USER, parts: [text("hi")] }] } }, { headers: forged }));
       }],
-      ["TaskService/SubmitTask", () => createClient(TaskService, tr).submitTask({ action: Action.IMAGINE, prompt: "a cat" }, { headers: { ...forged, "omnigate-format": "image-bot" } })],
+      ["ImageBotService/SubmitTask", () => createClient(ImageBotService, tr).submitTask({ action: Action.IMAGINE, prompt: "a cat" }, { headers: { ...forged, "omnigate-format": "image-bot" } })],
       ["ImageService/GenerateImages", () => createClient(ImageService, tr).generateImages({ prompt: "a cat", options: { model: "dall-e-2", n: 1 } }, { headers: { ...forged, "omnigate-format": "images" } })],
       ["VideoService/CreateVideo", () => createClient(VideoService, tr).createVideo({ prompt: "a cat", model: "sora-2" }, { headers: { ...forged, "omnigate-format": "video" } })],
       ["ModelService/ListModels", () => createClient(ModelService, tr).listModels({}, { headers: forged })],

@@ -11,7 +11,7 @@ import { AdminService } from "../../../gen/omnigate/admin/v1/admin_pb.js";
 import { ImageService } from "../../../gen/omnigate/image/v1/image_pb.js";
 import type { PriceTable } from "../../../src/core/tenancy/prices.js";
 import { ADMIN_KEY, startServer, type TestServer } from "../../helpers/app.js";
-import { startFakeUpstream, UPSTREAM_KEY } from "../../providers/openai/fake-upstream.js";
+import { startFakeUpstream, UPSTREAM_KEY } from "../../providers/openai-images/fake-upstream.js";
 
 const bearer = (k: string) => ({ headers: { authorization: `Bearer ${k}` } });
 const prices = (p: Partial<PriceTable>): PriceTable => ({ chat: [], images: [], imageBot: {}, video: [], ...p });

@@ -14,13 +14,13 @@ import {
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { responseToEvents } from "../../../src/core/chat/stream.js";
 import { encodeSignature } from "../../../src/core/chat/signature-codec.js";
-import { StreamTranslator, type Chunk } from "../../../src/facades/generate-content/stream.js";
+import { GenerateContentStreamTranslator, type Chunk } from "../../../src/facades/generate-content/stream.js";
 import { fromCoreResponse } from "../../../src/facades/generate-content/translate-response.js";
 
 const words = (s: string) => s.match(/\S+\s*/g) ?? [s];
 
 function run(resp: GenerateResponse, includeThoughts: boolean, chunk = words): Chunk[] {
-  const tr = new StreamTranslator({ includeThoughts });
+  const tr = new GenerateContentStreamTranslator({ includeThoughts });
   const out: Chunk[] = [];
   for (const e of responseToEvents(resp, chunk)) out.push(...tr.push(e));
   out.push(...tr.end());
@@ -117,7 +117,7 @@ t.test("a blocked prompt streams one chunk with promptFeedback", async (t) => {
 });
 
 t.test("flush gives back the held chunk; broken arguments fail", async (t) => {
-  const tr = new StreamTranslator({ includeThoughts: false });
+  const tr = new GenerateContentStreamTranslator({ includeThoughts: false });
   tr.push(create(StreamGenerateResponseSchema, { event: { case: "start", value: { id: "r", model: "m" } } }));
   tr.push(create(StreamGenerateResponseSchema, { event: { case: "partStart", value: { index: 0, part: { kind: { case: "text", value: { text: "" } } } } } }));
   t.same(tr.push(create(StreamGenerateResponseSchema, { event: { case: "partDelta", value: { index: 0, delta: { case: "text", value: "x" } } } })), [], "held back");

@@ -4,7 +4,7 @@
 import t from "tap";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { Status, TaskService } from "../../../gen/omnigate/task/v1/task_pb.js";
+import { Status, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { createParser } from "eventsource-parser";
 import sharp from "sharp";
 import { ADMIN_KEY, USER_KEY, addKey, client, download, image, startIb } from "./ib-helpers.js";
@@ -80,7 +80,7 @@ t.test("endpoints on the local engine", async (t) => {
     const preview = tasks.find((x) => x.status === "IN_PROGRESS" && x.imageUrl);
     t.equal((await download(preview.imageUrl)).status, 200, "the preview is served");
 
-    const rpc = createClient(TaskService, createConnectTransport({ baseUrl: s.baseUrl, httpVersion: "1.1" }));
+    const rpc = createClient(ImageBotService, createConnectTransport({ baseUrl: s.baseUrl, httpVersion: "1.1" }));
     const sub2 = await ib.post("/submit/imagine", { prompt: "watched" });
     const seen: Status[] = [];
     for await (const m of rpc.watchTask({ id: sub2.body.result }, { headers: { authorization: `Bearer ${USER_KEY}` } })) seen.push(m.task!.status);

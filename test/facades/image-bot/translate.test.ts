@@ -2,7 +2,7 @@
 import t from "tap";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { Action, AccountMode, AccountSchema, BotType, Dimensions, Status, SubmitResultSchema, TaskSchema } from "../../../gen/omnigate/task/v1/task_pb.js";
+import { Action, AccountMode, AccountSchema, BotType, Dimensions, Status, SubmitResultSchema, TaskSchema } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { FacadeError, fromConnectError } from "../../../src/facades/image-bot/errors.js";
 import { Code, coreError } from "../../../src/core/errors.js";
 import {

@@ -15,13 +15,13 @@ import {
 import { responseToEvents } from "../../../src/core/chat/stream.js";
 import { coreError } from "../../../src/core/errors.js";
 import { PassThrough } from "node:stream";
-import { MessagesStreamMachine, writeMessagesStream, type SseFrame, type StreamOptions } from "../../../src/facades/messages/sse.js";
+import { MessagesStreamTranslator, writeMessagesStream, type SseFrame, type StreamOptions } from "../../../src/facades/messages/sse.js";
 
 const ev = (event: MessageInitShape<typeof StreamGenerateResponseSchema>["event"]) => create(StreamGenerateResponseSchema, { event });
 const opts = { requestId: "req_t", fallbackId: "msg_fb", model: "claude-x" };
 
 function run(events: StreamGenerateResponse[], end = true): SseFrame[] {
-  const sm = new MessagesStreamMachine(opts);
+  const sm = new MessagesStreamTranslator(opts);
   const out = events.flatMap((e) => sm.push(e));
   return end ? [...out, ...sm.end()] : out;
 }
@@ -258,7 +258,7 @@ t.test("internal failures do not leak their text", async (t) => {
 });
 
 t.test("nothing after the end", async (t) => {
-  const sm = new MessagesStreamMachine(opts);
+  const sm = new MessagesStreamTranslator(opts);
   sm.push(ev({ case: "start", value: {} }));
   t.equal(sm.end().at(-1)!.event, "message_stop");
   t.same(sm.push(ev({ case: "ping", value: {} })), []);

@@ -191,7 +191,7 @@ t.test("responses survive Anthropic -> neutral -> Anthropic, whole and streamed"
     if (want.stop_reason === "refusal") delete (back as any).stop_details;
     t.same(canon(back), want, `${name} (whole)`);
     const tr = new AnthropicStreamTranslator({ model: m.model, channel: "c" });
-    const streamed = await collectStream(guardStream((async function* () { for (const e of messageAsEvents(m)) yield* tr.feed(e); })()));
+    const streamed = await collectStream(guardStream((async function* () { for (const e of messageAsEvents(m)) yield* tr.push(e); })()));
     t.same(canon(fromCoreMessage(streamed, { id: "fallback", model: "fallback" })), want, `${name} (streamed)`);
   }
   const extra = fromVendorResponse(fixture("anthropic/message-thinking-tool.json"), { model: "m", channel: "c" });

@@ -203,7 +203,7 @@ t.test("responses survive Gemini -> neutral -> Gemini, whole and streamed", asyn
     const neutral = fromVendorResponse(r, { model: "gemini-2.5-flash", channel: "c", newId: idSource("x", "call_") });
     t.same(canon(fromCoreResponse(neutral, { includeThoughts }), r), r, `${name} (whole)`);
     const tr = new GeminiStreamTranslator({ model: "gemini-2.5-flash", channel: "c", newId: idSource("x", "call_") });
-    const streamed = await collectStream(guardStream((async function* () { yield* tr.feed(r); })()));
+    const streamed = await collectStream(guardStream((async function* () { yield* tr.push(r); })()));
     streamed.candidates.forEach((c, i) => (c.finishMessage = neutral.candidates[i]!.finishMessage));
     streamed.candidates.forEach((c, i) => {
       c.citationMetadata = neutral.candidates[i]!.citationMetadata;

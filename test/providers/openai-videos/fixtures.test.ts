@@ -7,7 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Status, VideoSchema } from "../../../gen/omnigate/video/v1/video_pb.js";
 import { fromCoreVideo } from "../../../src/facades/video/translate.js";
-import { fromVendorVideo } from "../../../src/providers/openai-videos/videos.js";
+import { fromVendorVideo } from "../../../src/providers/openai-videos/translate.js";
 import { video } from "../../../src/providers/openai-videos/wire.js";
 
 const dir = path.resolve(import.meta.dirname, "../../fixtures/openai-videos");

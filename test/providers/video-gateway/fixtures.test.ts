@@ -2,7 +2,7 @@
 import t from "tap";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fromVendorTask } from "../../../src/providers/video-gateway/generations.js";
+import { fromVendorTask } from "../../../src/providers/video-gateway/translate.js";
 import { task } from "../../../src/providers/video-gateway/wire.js";
 
 const dir = path.resolve(import.meta.dirname, "../../fixtures/video-gateway");

@@ -1,0 +1,149 @@
+// Tools in the local engine: which tools to call (tool_choice, or tools the
+// user asks for by name), the calls themselves (arguments sampled from the
+// JSON Schema, vendor tools with sensible inputs), and the text answer to
+// tool results.
+import { type JsonObject } from "@bufbuild/protobuf";
+import { create } from "../../../core/proto/create.js";
+import { randomBytes } from "node:crypto";
+import { PartSchema, Role, ToolChoiceMode, type ChatInput, type Part, type Tool, type ToolResult } from "../../../../gen/omnigate/chat/v1/chat_pb.js";
+import { clip, type PromptHints } from "./prompt.js";
+import { commandOf } from "./sample-strings.js";
+import { sampleArguments } from "./schema-sample.js";
+
+export type Callable = Extract<Tool["kind"], { case: "function" | "vendor" }>;
+
+export const toolName = (t: Callable) => t.value.name || (t.case === "vendor" ? t.value.type : "");
+
+function callables(input: ChatInput): Callable[] {
+  return input.tools.flatMap((t) => (t.kind.case === "function" || t.kind.case === "vendor" ? [t.kind] : []));
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+const WORD_EDGE = "[^\\p{L}\\p{N}_]";
+
+/** Whether position `i` of `text` starts a sentence or a line. */
+function sentenceStart(text: string, i: number): boolean {
+  let j = i - 1;
+  while (j >= 0 && /\s/.test(text[j]!)) j--;
+  return j < 0 || ".!?:".includes(text[j]!) || text.slice(j, i).includes("\n");
+}
+
+/**
+ * Where the user asks for the tool `name` in `text`, or -1. A name like an
+ * identifier ("get_weather", "ToolSearch") counts wherever it stands as a
+ * whole word, in any case. An everyday word ("Read", "lookup") counts as a
+ * tool in any case ("use/call/with/via/run/invoke (the) <name>", "<name>
+ * tool"), otherwise only as declared and, when capitalised, not where a
+ * sentence starts: "read the notes" and "Write a haiku" call nothing.
+ */
+function mentionAt(text: string, name: string): number {
+  if (!name) return -1;
+  const n = escapeRe(name);
+  const find = (re: string, flags: string) => new RegExp(`(^|${WORD_EDGE})${re}(?=$|${WORD_EDGE})`, flags);
+  if (!/^[A-Za-z]+$/.test(name) || /[a-z][A-Z]/.test(name)) {
+    const m = find(n, "iu").exec(text);
+    return m ? m.index + m[1]!.length : -1;
+  }
+  const asTool = find(`(?:(?:use|call|using|with|via|run|invoke)\\s+(?:the\\s+)?${n}|${n}\\s+tools?)`, "iu").exec(text);
+  let at = asTool ? asTool.index + asTool[1]!.length : -1;
+  const capital = /^[A-Z]/.test(name);
+  for (const m of text.matchAll(find(n, "gu"))) {
+    const i = m.index + m[1]!.length;
+    if (at >= 0 && i >= at) break;
+    if (!capital || !sentenceStart(text, i)) {
+      at = i;
+      break;
+    }
+  }
+  return at;
+}
+
+/** The tools to call for this input (empty: answer without tools). */
+export function chooseTools(input: ChatInput, said: string): Callable[] {
+  const choice = input.toolChoice;
+  const mode = choice?.mode ?? ToolChoiceMode.UNSPECIFIED;
+  if (mode === ToolChoiceMode.NONE) return [];
+  const tools = callables(input);
+  if (!tools.length) return [];
+  const named = tools
+    .map((t) => ({ t, at: mentionAt(said, toolName(t)) }))
+    .filter((x) => x.at >= 0)
+    .sort((a, b) => a.at - b.at)
+    .map((x) => x.t);
+  let picked: Callable[] = named;
+  if (mode === ToolChoiceMode.ANY) {
+    const allowed = choice?.allowedNames.filter(Boolean) ?? [];
+    if (allowed.length) {
+      const inAllowed = named.filter((t) => allowed.includes(toolName(t)));
+      const first = tools.find((t) => toolName(t) === allowed[0]);
+      picked = inAllowed.length ? inAllowed : first ? [first] : [tools[0]!];
+    } else picked = named.length ? named : [tools[0]!];
+  }
+  return choice?.disableParallel ? picked.slice(0, 1) : picked;
+}
+
+/** Inputs for Anthropic-style vendor tools (computer, bash, text editor). */
+function vendorInput(type: string, name: string, hints: PromptHints): JsonObject {
+  const kind = `${type} ${name}`.toLowerCase();
+  if (kind.includes("bash") || kind.includes("shell")) return { command: commandOf(hints) };
+  if (kind.includes("computer")) return { action: "screenshot" };
+  if (kind.includes("edit")) return { command: "view", path: hints.paths.find((p) => p.startsWith("/")) ?? (hints.paths[0] ? `/${hints.paths[0]}` : "/tmp/README.md") };
+  return {};
+}
+
+export function toolCallId(): string {
+  return "toolu_" + randomBytes(12).toString("hex");
+}
+
+/** Anthropic's toolsets: the family a computer_toolset_* or browser_toolset_* offers. */
+const TOOLSET = /^(computer|browser)_toolset_\d{8}$/;
+
+/** A ToolCall part for `tool`, with arguments that validate against its schema. */
+export function toolCallPart(tool: Callable, hints: PromptHints): Part {
+  // A toolset is called through one of its members, as Anthropic does: the
+  // screenshot member (both families have it, with nothing it needs), marked
+  // with the toolset's family.
+  const family = tool.case === "vendor" ? TOOLSET.exec(tool.value.type)?.[1] : undefined;
+  if (family) return create(PartSchema, { kind: { case: "toolCall", value: { id: toolCallId(), name: "screenshot", arguments: {} } }, vendorExtras: { anthropic: { toolset_name: family } } });
+  const args = tool.case === "function" ? sampleArguments(tool.value.parameters, hints) : vendorInput(tool.value.type, tool.value.name, hints);
+  return create(PartSchema, { kind: { case: "toolCall", value: { id: toolCallId(), name: toolName(tool), arguments: args } } });
+}
+
+/**
+ * The tool results that answer the request (the user turn at `request`):
+ * those of the last user turn after it that holds results. The engine
+ * answers them in text and calls no tool again for the same request.
+ */
+export function resultsSince(input: ChatInput, request: number): ToolResult[] {
+  for (let i = input.turns.length - 1; i > request; i--) {
+    const t = input.turns[i]!;
+    if (t.role !== Role.USER) continue;
+    const results = t.parts.flatMap((p) => (p.kind.case === "toolResult" ? [p.kind.value] : []));
+    if (results.length) return results;
+  }
+  return [];
+}
+
+/** The name of a result's tool: its own, or that of the call it answers. */
+export function resultToolName(input: ChatInput, r: ToolResult): string {
+  if (r.name) return r.name;
+  for (const t of input.turns) {
+    if (t.role !== Role.ASSISTANT) continue;
+    for (const p of t.parts) if (p.kind.case === "toolCall" && p.kind.value.id === r.callId) return p.kind.value.name;
+  }
+  return r.callId || "tool";
+}
+
+function resultText(r: ToolResult): string {
+  const texts = r.content.flatMap((p) => (p.kind.case === "text" ? [p.kind.value.text] : p.kind.case === "media" ? [`[${p.kind.value.mimeType || "media"}]`] : []));
+  const body = texts.join(" ").trim() || (r.structured ? JSON.stringify(r.structured) : "") || "nothing";
+  return clip(body, 400);
+}
+
+/** The text answer to tool results: "The tool <name> returned: <result>". */
+export function answerToolResults(input: ChatInput, results: ToolResult[]): string {
+  return results
+    .map((r) => `The tool ${resultToolName(input, r)} returned: ${resultText(r)}${r.isError ? " (reported as an error)" : ""}`)
+    .join("\n");
+}
