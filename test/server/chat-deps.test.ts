@@ -1,10 +1,10 @@
 // Chat routing and the chat catalog built from Config (src/server/chat-deps.ts).
 import t from "tap";
-import { configSchema } from "../../../src/config.js";
-import { createChatDeps, isImagePattern } from "../../../src/server/chat-deps.js";
-import { silentLogger } from "../../../src/providers/shared/log.js";
-import type { ChatProvider } from "../../../src/core/ports.js";
-import type { ModelEntry } from "../../../src/core/model/catalog.js";
+import { configSchema } from "../../src/config.js";
+import { createChatDeps, isImagePattern } from "../../src/server/chat-deps.js";
+import { silentLogger } from "../../src/providers/shared/log.js";
+import type { ChatProvider } from "../../src/core/ports.js";
+import type { ModelEntry } from "../../src/core/model/catalog.js";
 
 const local = { kind: "local" } as ChatProvider;
 const localEntries = [{ id: "local-listed" } as ModelEntry];
