@@ -1,6 +1,6 @@
 // The machine a bench run ran on, for its results: the CPU model and caches
 // as lscpu reports them. Ratios to the bare proxy move with the machine, not
-// only with how busy it is (bench/README.md, fifteenth round: the same build
+// only with how busy it is (bench/results/2026-11-28-rounds.md, fifteenth round: the same build
 // measured 1.67x on one machine and 2.1x on another, both in steady spells),
 // so a run is only comparable with runs on the same kind of machine.
 import { execFileSync } from "node:child_process";

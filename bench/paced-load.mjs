@@ -14,7 +14,7 @@
 // and in about one round of three its own first seconds (what in them was not
 // pinned down) held up the answers of the first 100-300 ms after the warm-up,
 // while, in the round traced, the target served every request in under 20 ms
-// (bench/README, tenth round, item 4).
+// (bench/results/2026-11-28-rounds.md, tenth round, item 4).
 // Prints one JSON object: { requests, sent, rps, latency: { p50, p90, p99, max, mean }, headers: { p50, p90, p99 }, errors, non2xx }.
 import { Pool } from "undici";
 

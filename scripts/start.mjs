@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // `npm start`: transpiles src/ and gen/ into dist/server/<hash>/ when no fresh
-// build is there (scripts/build-server.mjs; finding a fresh one costs about
-// 10 ms of stat calls), then runs the gateway from it in this same process.
+// build is there (scripts/build-server.mjs; finding a fresh one costs only
+// stat calls), then runs the gateway from it in this same process.
 // One process, so a SIGTERM/SIGINT sent to it (systemd, docker, Ctrl-C)
 // reaches the gateway's own shutdown handlers (npm's `sh -c` does not pass on
 // one sent to npm alone: see README, Operations), and plain node, so no
-// TypeScript loader stays resident (tsx's costs about 50 MB of RSS).
+// TypeScript loader stays resident (tsx's keeps a thread with its own V8 isolate).
 // `npm run dev` runs the sources under tsx instead.
 import path from "node:path";
 import { pathToFileURL } from "node:url";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { z } from "zod";
 import { EMPTY_PRICES, priceSchema } from "./core/tenancy/prices.js";
 
-// The YAML parser (about 1 MB of heap) is loaded only for a YAML config file.
+// The YAML parser is loaded only for a YAML config file: heap a JSON config never needs.
 const requireYaml = createRequire(import.meta.url);
 const parseYaml = (text: string): unknown => (requireYaml("yaml") as typeof import("yaml")).parse(text);
 

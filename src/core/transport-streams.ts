@@ -73,11 +73,10 @@ export function watchStream<T>(src: AsyncIterable<T>, watch: StreamWatch<T>): As
 
 /**
  * The first message of a stream, and a stream that yields it and everything
- * after it. A plain iterator, not an async generator: with a generator here
+ * after it. A plain iterator, not an async generator: a generator here kept
  * every stream's request objects (its ChatInput, the call's interceptor state)
- * reached the old generation, about 2.6 KB a stream, which under streaming
- * load meant a full collection every second or two and a p99 of 50-65 ms at
- * half load; with this iterator, about 0.15 KB (bench/README, ninth round).
+ * alive into the old generation, and under streaming load the full collections
+ * that followed set the p99.
  */
 export async function peekFirst<T>(messages: AsyncIterable<T>): Promise<{ first: T | undefined; rest: AsyncIterable<T> }> {
   const it = messages[Symbol.asyncIterator]();

@@ -90,7 +90,7 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const now = overrides.now ?? Date.now;
   const storage = overrides.storage ?? (await openStorage(config));
   // With Redis, a key changed on one instance is dropped from every instance's cache at once.
-  // The Redis client (ioredis) is loaded only when Redis is configured: about 1.5 MB of heap otherwise held for nothing.
+  // The Redis client (ioredis) is loaded only when Redis is configured: heap otherwise held for nothing.
   const redis = config.redisUrl ? { url: config.redisUrl, prefix: config.redisPrefix } : undefined;
   const keySignal = redis ? (await import("../core/auth/redis-signal.js")).redisSignal({ ...redis, name: "keys-changed" }) : undefined;
   const auth = authenticator(storage.keys, { now, ...(keySignal ? { shared: keySignal } : {}) });

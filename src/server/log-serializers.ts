@@ -1,7 +1,7 @@
 // How errors appear in the log. pino's standard serializer copies every
 // enumerable property, and a ConnectError's details hold the protobuf
-// descriptor of each detail: one log line of a canceled stream came to about
-// 3 KB of schema. A ConnectError is logged as its code, message, reason and
+// descriptor of each detail, so one log line of a canceled stream would carry
+// kilobytes of schema. A ConnectError is logged as its code, message, reason and
 // field, its stack and its cause; anything else as pino logs it.
 import { err as stdErr } from "pino-std-serializers";
 import { Code, ConnectError } from "@connectrpc/connect";

@@ -158,13 +158,9 @@ const requireMetric = createRequire(import.meta.url);
 
 /**
  * Registers the process metrics, with `nodejs_gc_duration_seconds` only when
- * asked for. That histogram watches every collection through a
- * PerformanceObserver, and Node makes each collection's entry (with its
- * deprecation wrappers) in the old generation: at ~50 young collections a
- * second under load, that was a quarter of what the old generation grew by
- * per request, so full collections (tens of milliseconds of the request
- * path's CPU on a one-CPU process) came a third more often
- * (bench/README.md, twenty-fourth round).
+ * asked for: that histogram observes every collection, and Node makes each
+ * collection's entry in the old generation, so under load it makes full
+ * collections come noticeably more often.
  */
 function registerProcessMetrics(registry: Registry, gcDurations: boolean): void {
   for (const name of gcDurations ? [...PROCESS_METRICS, "gc"] : PROCESS_METRICS) {

@@ -1,25 +1,9 @@
-// Sends what a turn of the event loop wrote to a socket when that turn's I/O
-// callbacks are done, instead of one write at a time between them (Redis
-// writes its replies before it sleeps for the same reason).
-//
-// Node's HTTP server and undici already gather each message into one write:
-// they cork the socket, write the head and the body, and uncork. A socket
-// attached here takes that last uncork as "ready to send" and sends the
-// message from a setImmediate, which runs once the loop has handled every I/O
-// event of this turn, so the answers (and upstream requests) of one turn leave
-// back to back. Same number of system calls; what it saves is the wake-ups: a
-// loopback or virtual-machine peer that was woken by the first write is still
-// awake for the next, where ~30 µs of work between two sends let it go back
-// to sleep and made each send wake it again (bench/README.md, nineteenth
-// round). The cost is latency within a turn: an answer waits for the work of
-// at most MAX_HELD - 1 other answers (the rest of a busy turn goes out in
-// groups), which at light load is nothing.
-//
-// Only the last uncork is deferred (writableCorked 1 -> 0); nested corks and
-// uncorks behave as always, a destroyed socket is handed to Node as is, and
-// end() and destroy() send what is held first. Nothing is ever held past the
-// turn: the flush uncorks every held socket fully, whatever corked it again
-// meanwhile.
+// Sends what a turn of the event loop wrote to a socket from a setImmediate once
+// the turn's I/O callbacks are done, so one turn's answers leave back to back: a
+// peer woken by the first write is still awake for the next (fewer wake-ups, same
+// system calls). The cost: an answer waits for the work of at most MAX_HELD - 1
+// others. Only the last uncork is deferred; end(), destroy() and the flush send
+// what is held, and nothing is held past the turn.
 import { Socket } from "node:net";
 
 export interface WriteCoalescer {
@@ -35,13 +19,8 @@ const { uncork, end, destroy } = Socket.prototype;
 export const MAX_HELD = 4;
 
 export function writeCoalescer(): WriteCoalescer {
-  // The held sockets in fixed slots, not a Set: a long-lived Set that is
-  // filled and emptied every turn rehashes its table as it grows and shrinks,
-  // and V8 allocates the new table of an old-generation Set straight in the
-  // old generation, so each turn left garbage there for full collections to
-  // find (the old generation grew 152 B a request with the Set, 35 B without,
-  // at 3,000 requests a second; bench/README.md, twenty-fourth round). Slots
-  // never allocate.
+  // Fixed slots: a Set that is filled and emptied every turn would rehash its
+  // tables into the old generation; slots never allocate.
   const held: (Socket | undefined)[] = new Array(MAX_HELD).fill(undefined);
   let count = 0;
   // The slots past `count` are empty, so a socket found is held.

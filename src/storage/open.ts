@@ -9,7 +9,7 @@ export type StorageConfig = Pick<Config, "dataDir" | "databaseUrl" | "databaseSc
 /** Opens (and migrates) the configured storage; throws StorageError naming the setting when it cannot. */
 export async function openStorage(config: StorageConfig, opts: { onError?: (err: unknown) => void; connectTimeoutMs?: number } = {}): Promise<Storage> {
   if (!config.databaseUrl) return openSqliteStorage(config.dataDir);
-  // The PostgreSQL client (pg) is loaded only when it is configured: about 2.5 MB of heap otherwise held for nothing.
+  // The PostgreSQL client (pg) is loaded only when it is configured: heap otherwise held for nothing.
   const { openPostgresStorage } = await import("./postgres/pg-storage.js");
   return openPostgresStorage({
     url: config.databaseUrl,

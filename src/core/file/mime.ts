@@ -6,7 +6,7 @@
 import { isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
 
-// mime-types (its database is about 0.6 MB of heap) is loaded by the first file that needs a name's type.
+// mime-types is loaded by the first file that needs a name's type: its database is heap most instances never need.
 const requireMime = createRequire(import.meta.url);
 let mimeTypes: typeof import("mime-types") | undefined;
 const mime = (): typeof import("mime-types") => (mimeTypes ??= requireMime("mime-types") as typeof import("mime-types"));

@@ -61,10 +61,9 @@ export function memoryLimiter(now: () => number = Date.now): RateLimiter {
         return () => {
           if (released) return;
           released = true;
-          // A key's count stays in the map at 0 rather than being deleted: the map lives as long as
-          // the process, and adding and deleting a key on every request makes V8 rehash its table
-          // into the old generation each time (bench/README.md, twenty-fourth round). One entry per
-          // key that has a concurrency limit.
+          // A key's count stays in the map at 0 rather than being deleted: adding and deleting a key on
+          // every request would make V8 rehash this long-lived map's table into the old generation.
+          // One entry per key that has a concurrency limit.
           running.set(keyId, Math.max(0, (running.get(keyId) ?? 1) - 1));
         };
       }

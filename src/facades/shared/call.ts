@@ -13,8 +13,8 @@ import type { DirectTransport } from "../../core/transport.js";
  * Aborts when the client disconnects before the response is complete.
  * `combinable` gives a real AbortSignal, for callers that pass it to
  * AbortSignal.any() (tRPC); otherwise it is a GoneSignal (see gone-signal.ts:
- * Node 20 gives every AbortSignal a hidden class of its own, which under load
- * cost about 0.5 KB promoted to the old generation and 2.5% of CPU per request).
+ * Node 20 gives every AbortSignal a hidden class of its own, which costs CPU
+ * and old-generation garbage per request).
  */
 export function clientGone(_req: FastifyRequest, reply: FastifyReply, combinable = false): AbortSignal {
   const ac = combinable ? new AbortController() : new GoneSignal();

@@ -2,8 +2,8 @@
 //
 // Node 20 builds every AbortSignal with ObjectSetPrototypeOf on a fresh
 // EventTarget, so no two signals share a hidden class: each one allocates its
-// own map and descriptors, and under load that showed as ~0.5 KB per request
-// reaching the old generation and ~2.5% of the gateway's CPU. This class has
+// own map and descriptors, which costs CPU and old-generation garbage on
+// every request; instances of this class share one. This class has
 // the part of the AbortSignal surface the gateway and the libraries it hands
 // signals to use (aborted, reason, throwIfAborted, onabort, add/removeEventListener
 // with `once` and handleEvent objects, dispatchEvent), and Node's own

@@ -2,11 +2,10 @@
 //
 // zod's object parser runs every field's schema for every value, present or
 // not: the Gemini generationConfig has 19 optional fields, and a body that
-// sets one of them paid 19 runs (about 390 ns, against 70 for an object of the
-// one field). A wire object with many optional fields and few set in any one
-// request parses here with a schema of its required fields and the optional
-// ones the value sets, made once per combination of keys and kept (up to
-// MAX_VARIANTS; past that the whole schema runs, as before).
+// sets one of them pays for 19 runs. A wire object with many optional fields
+// and few set in any one request parses here with a schema of its required
+// fields and the optional ones the value sets, made once per combination of
+// keys and kept (up to MAX_VARIANTS; past that the whole schema runs).
 //
 // The result, the issues and their paths are the object's own: the narrower
 // schema is built from the same field schemas, in the same order, with the
@@ -23,11 +22,9 @@ import { z } from "zod";
 /** Optional fields below which an object is left as it is. */
 const MIN_OPTIONAL = 4;
 /**
- * Combinations of keys kept per object type. A kept variant costs about 10 KB
- * of heap (its schema and parser; measured on generationConfig), so this
- * bounds what a client sending every combination can make us keep: about
- * 0.6 MB per object type, some 6 MB over the nine wire objects it applies to (seven Gemini, two Messages).
- * Clients send a few combinations each.
+ * Combinations of keys kept per object type. A kept variant holds a schema and
+ * its parser, so this bounds the heap a client sending every combination can
+ * make us keep; clients send a few combinations each.
  */
 export const MAX_VARIANTS = 64;
 

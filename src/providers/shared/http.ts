@@ -254,13 +254,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * own abort listener, handleEvent, so an exchange makes no closures), and one
  * native timer for the first byte, then for each gap between body chunks,
  * cleared when the exchange settles. undici is told not to time them
- * (headersTimeout and bodyTimeout 0 in the dispatch options): for delays over
- * a second its timers are "fast timers", an object per exchange that stays in
- * a shared list until its next half-second tick, long after the exchange is
- * done, so every exchange promoted one or two to the old generation, and those
- * bytes set how often the full collections came (bench/README.md, tenth and
- * twenty-fourth rounds). A native timer is unlinked when it is cleared and dies
- * young. Like undici's, the clock starts when the request is written
+ * (headersTimeout and bodyTimeout 0 in the dispatch options): its "fast timers"
+ * outlive the exchange in a shared list and get promoted to the old generation,
+ * while a native timer is unlinked when cleared and dies young. Like undici's,
+ * the clock starts when the request is written
  * (onRequestStart), not while it waits in the pool's queue, and a gap is not
  * counted while the reader has paused the exchange. An expired timer aborts
  * the exchange with the error undici's own timers raise (transportError maps
@@ -384,9 +381,8 @@ class WholeAnswerHandler extends TimedExchange<WholeAnswer> {
  * The dispatch handler of postJson: a streamed answer (or any answer read as
  * it arrives), resolved at its headers with the body as a Node Readable that
  * pauses the exchange when its reader falls behind; timed as TimedExchange
- * says. Through undici's `request()` each stream made one or two of undici's
- * fast timers: about 140 B of old generation a stream (bench/README.md,
- * twenty-fourth round).
+ * says. Written as a handler rather than through undici's `request()`, whose
+ * fast timers would leave old-generation garbage behind every stream.
  */
 class StreamAnswerHandler extends TimedExchange<UpstreamResponse> {
   private body: Readable | undefined;

@@ -1,7 +1,7 @@
 // Keep-alive connection pools towards upstreams: one undici Pool per channel,
-// created on first use and closed together when the app closes. Requests use
-// undici's `request` and Node streams, never `fetch` (see
-// notes/performance.md: fetch costs 5-7 times the CPU per request here).
+// created on first use and closed together when the app closes. Requests go
+// through the pool's dispatch (request.ts) and Node streams, never `fetch`,
+// which costs several times the CPU per request.
 import type { Socket } from "node:net";
 import { buildConnector, Pool } from "undici";
 import type { UpstreamLogger } from "./log.js";

@@ -44,11 +44,9 @@ function migrate(db: Database.Database, list: Migration[]): void {
 /**
  * SQLite's page cache for the gateway's connection, in KiB: SQLite's own
  * default. better-sqlite3 is built with 16 MB (SQLITE_DEFAULT_CACHE_SIZE=-16000),
- * and since every chat request appends a usage row, the cache filled to that
- * under load: malloc's heap grew by 12.8 MB over 100,000 usage rows with it
- * and by 2.1 MB with 2 MB, at the same cost per row (bench/README.md, eleventh
- * round). The gateway's hot rows (keys, running tasks) fit many times over;
- * larger reads go to the OS's page cache.
+ * which every chat request's usage row fills under load, for no gain per row;
+ * the hot rows (keys, running tasks) fit in this many times over, and larger
+ * reads go to the OS's page cache.
  */
 export const PAGE_CACHE_KIB = 2000;
 

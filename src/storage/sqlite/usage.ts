@@ -12,8 +12,8 @@ export interface BatchedUsageStore extends UsageStore {
   flush(): void;
 }
 
-// Usage is written in batches: one INSERT per request was a measurable share
-// of the CPU per proxied request. A crash loses at most FLUSH_MS of records;
+// Usage is written in batches, to keep an INSERT per request off the CPU of
+// each proxied request. A crash loses at most FLUSH_MS of records;
 // budgets are not affected (they are charged in api_keys, synchronously).
 export function sqliteUsageStore(db: Database.Database): BatchedUsageStore {
   const cols = "(time, key_id, format, model, channel, input_tokens, output_tokens, images, seconds, credits, status, latency_ms, request_id)";
@@ -21,8 +21,8 @@ export function sqliteUsageStore(db: Database.Database): BatchedUsageStore {
   // Rows go in groups of ROWS_PER_INSERT per statement (positional
   // parameters): one call into SQLite per group instead of one per row. The
   // rest of a batch (a timer's flush rarely holds a multiple of the group)
-  // goes in groups of 16, 8, 4, 2 and 1: a row alone cost about four times
-  // what it costs in a group, and a flush held 8 of them on average.
+  // goes in groups of 16, 8, 4, 2 and 1, since a row inserted alone costs
+  // several times what it costs in a group.
   const statements = new Map<number, Database.Statement>();
   const insertOf = (rows: number) => {
     let st = statements.get(rows);

@@ -13,9 +13,8 @@ import type { RE2JS as RE2JSClass } from "re2js";
 let re2: typeof RE2JSClass | undefined;
 /**
  * re2js, loaded on the first pattern (its CommonJS build, so the load is
- * synchronous): about 0.9 MB of heap and 3.7 MB of RSS that an instance
- * without the local engine's structured output never needs, and the RSS
- * target of the benchmarks has little room (bench/README.md).
+ * synchronous): heap and RSS that an instance without the local engine's
+ * structured output never needs.
  */
 const RE2JS = (): typeof RE2JSClass => (re2 ??= (createRequire(import.meta.url)("re2js") as typeof import("re2js")).RE2JS);
 
