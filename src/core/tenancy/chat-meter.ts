@@ -6,7 +6,7 @@
 // sets no output limit is given the default the reservation assumed, and the
 // charge is capped at the reservation whatever the upstream reports.
 import type { Interceptor } from "@connectrpc/connect";
-import { ChatService, GenerationConfigSchema, type ChatInput, type GenerateResponse, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { ChatService, GenerationConfigSchema, UsageSchema, type ChatInput, type GenerateResponse, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { create } from "../proto/create.js";
 import { countInput, countText } from "../../lib/tokenizer.js";
 import { principalKey, type Principal } from "../context.js";
@@ -125,9 +125,12 @@ export function chatMeterInterceptor(deps: { prices: PriceTable; budgets: Budget
           else if (k.case === "partDelta" && (k.value.delta.case === "text" || k.value.delta.case === "thinking" || k.value.delta.case === "argumentsJson")) delivered += k.value.delta.value;
         },
         end: async ({ completed }) => {
-          if (!completed && usage && delivered && usage.outputTokens === 0n) {
-            // The stream ended early: charge the output it really delivered.
-            usage = { ...usage, outputTokens: BigInt(countText(delivered)) };
+          if (!completed && delivered) {
+            // The stream ended early: it pays at least for the output it really delivered (an upstream may have
+            // reported none yet, or only its first token), and for its input when nothing was reported.
+            const counted = BigInt(countText(delivered));
+            if (!usage) usage = create(UsageSchema, { inputTokens: BigInt(countInput(input).total), outputTokens: counted });
+            else if (usage.outputTokens < counted) usage = { ...usage, outputTokens: counted };
           }
           await finish(usage, !completed && !delivered);
         },

@@ -93,7 +93,8 @@ interface VideoRes {
 
 /** Videos are priced at the model and length they will have: the request's, or the defaults (params.ts). */
 const videoMeter: Meter = {
-  model: (r) => (r as VideoReq).model ?? "",
+  // A request without a model gets the default one, so the key's model scope is checked against that.
+  model: (r) => (r as VideoReq).model || DEFAULT_VIDEO_MODEL,
   estimate: (p, r) => videoCost(p, (r as VideoReq).model || DEFAULT_VIDEO_MODEL, (r as VideoReq).duration || DEFAULTS.duration),
   actual: (p, r, res) => {
     const v = (res as VideoRes).video;
@@ -165,9 +166,9 @@ export function meters(imageModels?: ModelResolver): Map<DescMethod, Meter> {
     [ImageService.method.streamGenerateImages, imageMeter("generate", imageModels, true)],
     [ImageService.method.streamEditImages, imageMeter("edit", imageModels, true)],
     [VideoService.method.createVideo, videoMeter],
-    // A remix's model and length are only known from the source video: reserve the worst case (the dearest
-    // per-second price for the longest video), settle at what was made.
-    [VideoService.method.remixVideo, { ...videoMeter, estimate: (p) => Math.max(0, ...p.video.map((r) => r.perSecond)) * LIMITS.duration }],
+    // A remix's model and length are only known from the source video (the key's own, its model checked when it
+    // was made): reserve the worst case (the dearest per-second price for the longest video), settle at what was made.
+    [VideoService.method.remixVideo, { ...videoMeter, model: () => "", estimate: (p) => Math.max(0, ...p.video.map((r) => r.perSecond)) * LIMITS.duration }],
   ]);
 }
 
