@@ -34,15 +34,3 @@ export const requestIdKey = createContextKey<string>("", { description: "request
 
 /** Header name facades use to tell the core the original request's id. */
 export const REQUEST_ID_HEADER = "request-id";
-
-/**
- * What a service may tell the usage meter (tenancy/unary-meter.ts) about a
- * call it cannot see from the request or response, such as the channel that
- * took an image-bot task. Set by the meter on calls it records; mutable.
- */
-export interface UsageNote {
-  channel?: string;
-  model?: string;
-}
-
-export const usageNoteKey = createContextKey<UsageNote | undefined>(undefined, { description: "usage record details from the service" });

@@ -11,7 +11,7 @@ import {
   type Account,
   type Task,
 } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
-import { formatKey, principalKey, usageNoteKey, type Principal } from "../context.js";
+import { formatKey, principalKey, type Principal } from "../context.js";
 import { URL_BASE_HEADER } from "../image/image-service.js";
 import { Code, coreError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
 import { watch } from "../tasks/events.js";
@@ -98,7 +98,7 @@ function submitterCall(ctx: HandlerContext): Caller {
   const principal = ctx.values.get(principalKey);
   if (!principal) throw unauthenticated();
   const given = ctx.requestHeader.get(URL_BASE_HEADER) ?? "";
-  return { principal, authorization: ctx.requestHeader.get("authorization"), format: ctx.values.get(formatKey), signal: ctx.signal, urlBase: URL_BASE.test(given) ? given : "", note: ctx.values.get(usageNoteKey) };
+  return { principal, authorization: ctx.requestHeader.get("authorization"), format: ctx.values.get(formatKey), signal: ctx.signal, urlBase: URL_BASE.test(given) ? given : "" };
 }
 
 function requireAdmin(p: Principal): void {

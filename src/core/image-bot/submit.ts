@@ -20,7 +20,7 @@ import {
   type SubmitTaskRequest,
 } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import type { ImageBotOperation } from "../ports.js";
-import type { Principal, UsageNote } from "../context.js";
+import type { Principal } from "../context.js";
 import { Code, coreError, invalidArgument } from "../errors.js";
 import { QueueFullError } from "../tasks/types.js";
 import { callbackUrlProblem } from "../tasks/ssrf.js";
@@ -42,8 +42,6 @@ export interface Caller {
   signal: AbortSignal;
   /** The gateway origin the client called ("" when unknown). */
   urlBase: string;
-  /** Details for the call's usage record (the channel that takes the task). */
-  note?: UsageNote | undefined;
 }
 
 export const MAX_PROMPT_CHARS = 8192;
@@ -67,6 +65,10 @@ export function newTaskId(now: number): string {
 }
 
 const result = (code: number, description: string, taskId = "", properties: JsonObject = {}): SubmitResult => create(SubmitResultSchema, { code, description, taskId, properties });
+/** A result that names the channel of the account that took the task (for its usage record). */
+const tookBy = (account: AccountView, r: SubmitResult): SubmitResult => ((r.channel = account.channel), r);
+/** A confirmed modal's result names the action it runs. */
+const modalOf = (action: string, r: SubmitResult): SubmitResult => ((r.action = action), r);
 
 const fieldOf = (f: InputFile | undefined, fallback: string) => f?.filename || fallback;
 
@@ -131,7 +133,6 @@ export class ImageBotSubmitter {
     const checked = prompt ? await this.checkPrompt(prompt, caller) : { promptEn: "", properties: {} };
     const choice = this.deps.pool.choose({ botType, filter: filterSpec(req.accountFilter) });
     if ("unavailable" in choice) return result(24, `account unavailable: ${choice.unavailable}`);
-    if (caller.note) caller.note.channel = choice.account.channel;
     const id = newTaskId(this.deps.now());
     const inputs = await this.storeInputs(images, caller);
     const payload: ImageBotPayload = {
@@ -175,7 +176,6 @@ export class ImageBotSubmitter {
     });
     if ("unavailable" in choice) return result(24, `account unavailable: ${choice.unavailable}`);
     const account = choice.account;
-    if (caller.note) caller.note.channel = account.channel;
     const modal = plan.modal === "always" || (plan.modal === "remix" && account.remix && !account.remixAutoSubmit);
     const id = newTaskId(this.deps.now());
     const payload = this.childPayload(parent, plan, account, req.customId, req.clientState);
@@ -183,7 +183,7 @@ export class ImageBotSubmitter {
     if (modal) {
       payload.modal = { kind: plan.modalKind ?? "remix", defaultPrompt: plan.prompt };
       const { task } = await this.deps.runner.create({ id, kind: IMAGE_BOT_KIND, ownerKeyId: caller.principal.keyId, status: "MODAL", queue: queueOf(account.id), notifyHook, payload });
-      return result(1, "Waiting for window confirm", task.id, { status: "MODAL" });
+      return tookBy(account, result(1, "Waiting for window confirm", task.id, { status: "MODAL" }));
     }
     return this.admit(id, payload, account, notifyHook, caller);
   }
@@ -209,20 +209,18 @@ export class ImageBotSubmitter {
     next.promptEn = checked.promptEn;
     next.properties = { ...p.properties, ...checked.properties, finalPrompt: checked.promptEn };
     if (p.modal.kind === "pic_reader" || p.modal.kind === "prompt_analyzer") next.description = `/imagine ${prompt}`;
-    if (caller.note) caller.note.model = p.action;
     let account = this.deps.pool.get(p.accountId);
     if (!account || !account.enabled || !this.deps.pool.channelEnabled(account.channel) || !this.deps.runner.hasRoom(queueOf(account.id))) {
       const choice = this.deps.pool.choose({ botType: p.botType, channel: account?.channel ?? "local" });
-      if ("unavailable" in choice) return result(24, `account unavailable: ${choice.unavailable}`, "");
+      if ("unavailable" in choice) return modalOf(p.action, result(24, `account unavailable: ${choice.unavailable}`, ""));
       account = choice.account;
     }
     next.accountId = account.id;
-    if (caller.note) caller.note.channel = account.channel;
     try {
       const { position } = await this.deps.runner.confirm(task.id, queueOf(account.id), next);
-      return position > 0 ? queued(task.id, position) : result(1, "Submit success", task.id);
+      return modalOf(p.action, tookBy(account, position > 0 ? queued(task.id, position) : result(1, "Submit success", task.id)));
     } catch (err) {
-      if (err instanceof QueueFullError) return result(24, "account unavailable: every matching account's queue is full");
+      if (err instanceof QueueFullError) return modalOf(p.action, tookBy(account, result(24, "account unavailable: every matching account's queue is full")));
       throw err;
     }
   }
@@ -255,9 +253,9 @@ export class ImageBotSubmitter {
   private async admit(id: string, payload: ImageBotPayload, account: AccountView, notifyHook: string, caller: Caller): Promise<SubmitResult> {
     try {
       const { position } = await this.deps.runner.create({ id, kind: IMAGE_BOT_KIND, ownerKeyId: caller.principal.keyId, status: "NOT_START", queue: queueOf(account.id), notifyHook, payload });
-      return position > 0 ? queued(id, position) : result(1, "Submit success", id);
+      return tookBy(account, position > 0 ? queued(id, position) : result(1, "Submit success", id));
     } catch (err) {
-      if (err instanceof QueueFullError) return result(24, "account unavailable: every matching account's queue is full");
+      if (err instanceof QueueFullError) return tookBy(account, result(24, "account unavailable: every matching account's queue is full"));
       throw err;
     }
   }

@@ -17,7 +17,7 @@ import { ImageService, type ImageBatch, type ImageOptions } from "../../../gen/o
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
 import { Action, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { recordQuietly, type UsageRecord, type UsageStore } from "../../storage/types.js";
-import { formatKey, principalKey, requestIdKey, usageNoteKey, type Principal, type UsageNote } from "../context.js";
+import { formatKey, principalKey, requestIdKey, type Principal } from "../context.js";
 import { asConnectError } from "../errors.js";
 import { parseCustomId, type ButtonAction } from "../image-bot/custom-id.js";
 import type { Budgets } from "./budget.js";
@@ -111,7 +111,7 @@ interface TaskReq {
   customId?: string;
 }
 interface TaskRes {
-  result?: { code: number };
+  result?: { code: number; channel: string; action: string };
 }
 
 const accepted = (res: unknown) => {
@@ -150,7 +150,11 @@ const taskMeter = (actionOf: (req: unknown) => string, free = false): Meter => (
   model: () => "",
   estimate: (p, r) => (free ? 0 : imageBotCost(p, actionOf(r))),
   actual: (p, r, res) => (!free && accepted(res) ? imageBotCost(p, actionOf(r)) : 0),
-  usage: (r) => ({ model: actionOf(r), channel: "", images: 0, seconds: 0 }),
+  // The record names the channel that took the task and, for a confirmed modal, the action it runs.
+  usage: (r, res) => {
+    const out = (res as TaskRes | undefined)?.result;
+    return { model: out?.action || actionOf(r), channel: out?.channel ?? "", images: 0, seconds: 0 };
+  },
   status: (res) => (accepted(res) ? "ok" : `rejected:${(res as TaskRes).result?.code ?? 0}`),
 });
 
@@ -208,8 +212,6 @@ export function unaryMeterInterceptor(deps: UnaryMeterDeps): Interceptor {
     if (model) checkModel(p, model);
     const hold = await deps.budgets.reserve(p, meter.estimate(deps.prices, message));
     const recorder = deps.usage && meter.usage ? deps.usage : undefined;
-    const note: UsageNote = {};
-    if (recorder) req.contextValues.set(usageNoteKey, note);
     const started = now();
     const record = (res: unknown, credits: number, status: string) => {
       if (!recorder) return;
@@ -218,8 +220,8 @@ export function unaryMeterInterceptor(deps: UnaryMeterDeps): Interceptor {
         time: started,
         keyId: p.keyId,
         format: req.contextValues.get(formatKey),
-        model: note.model || u.model,
-        channel: note.channel || u.channel,
+        model: u.model,
+        channel: u.channel,
         inputTokens: 0,
         outputTokens: 0,
         images: u.images,

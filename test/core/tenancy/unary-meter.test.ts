@@ -13,7 +13,7 @@ import { ErrorDetailSchema } from "../../../gen/omnigate/common/v1/common_pb.js"
 import { ImageService, StreamGenerateImagesResponseSchema, type StreamGenerateImagesResponse } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { Action, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
-import { formatKey, principalKey, requestIdKey, usageNoteKey, type Principal } from "../../../src/core/context.js";
+import { formatKey, principalKey, requestIdKey, type Principal } from "../../../src/core/context.js";
 import { modelResolver } from "../../../src/core/image/profiles.js";
 import { budgets, type Budgets } from "../../../src/core/tenancy/budget.js";
 import type { Limits } from "../../../src/core/tenancy/limiter.js";
@@ -476,33 +476,25 @@ t.test("model scope: images (named or default) and videos outside the key's glob
   t.same(onlyVeo.events, []);
 });
 
-t.test("the usage note a service sets overrides the record's model and channel", async (t) => {
+t.test("the record's channel and model come from the response: the channel that took the task, a modal's action", async (t) => {
   const s = setup(principal(), {
     imageBot: {
-      submitTask: (_req, ctx) => {
-        work();
-        const note = ctx.values.get(usageNoteKey)!;
-        note.channel = "mj-7";
-        note.model = "NIJI";
-        return { result: { code: 1 } };
-      },
+      submitTask: () => (work(), { result: { code: 1, channel: "mj-7" } }),
+      submitModal: () => (work(), { result: { code: 22, channel: "mj-8", action: "VARIATION" } }),
     },
-    video: {
-      createVideo: (_req, ctx) => {
-        work();
-        ctx.values.get(usageNoteKey)!.channel = "noted";
-        return { video: { model: "sora-2", duration: 4, channel: "vchan" } };
-      },
-    },
+    video: { createVideo: () => (work(), { video: { model: "sora-2", duration: 4, channel: "vchan" } }) },
   });
   await s.imageBot.submitTask({ action: Action.IMAGINE, prompt: "a cat" }, as("image-bot"));
+  await s.imageBot.submitModal({ taskId: "t1", prompt: "a dog" }, as("image-bot"));
   await s.video.createVideo({ prompt: "p" }, as("video"));
-  t.strictSame(s.rows, [rec({ time: 1000, model: "NIJI", channel: "mj-7", credits: 2 }), rec({ time: 1250, format: "video", model: "sora-2", channel: "noted", seconds: 4, credits: 8 })]);
-  t.equal(s.spent(), 10, "the price is still the action's and the video's");
+  t.strictSame(s.rows, [
+    rec({ time: 1000, model: "IMAGINE", channel: "mj-7", credits: 2 }),
+    rec({ time: 1250, model: "VARIATION", channel: "mj-8", credits: 0 }),
+    rec({ time: 1500, format: "video", model: "sora-2", channel: "vchan", seconds: 4, credits: 8 }),
+  ]);
+  t.equal(s.spent(), 10, "the price is the action's (a modal's is paid at its submission) and the video's");
 
-  let seen: unknown = "unset";
-  const quiet = setup(principal(), { imageBot: { submitTask: (_req, ctx) => ((seen = ctx.values.get(usageNoteKey)), { result: { code: 1 } }) } }, { usage: false });
+  const quiet = setup(principal(), { imageBot: { submitTask: () => (work(), { result: { code: 1, channel: "mj-7" } }) } }, { usage: false });
   await quiet.imageBot.submitTask({ action: Action.IMAGINE, prompt: "a cat" }, as("image-bot"));
-  t.equal(seen, undefined, "no usage store: no note to fill in");
-  t.equal(quiet.spent(), 2, "and the call is still charged");
+  t.equal(quiet.spent(), 2, "no usage store: the call is still charged");
 });
