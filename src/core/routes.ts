@@ -2,7 +2,7 @@
 // transport facades use (transport.ts: the same interceptors, no serialising).
 // Swapping that for a remote transport is one line, e.g.
 // createConnectTransport({ baseUrl, httpVersion: "2" }) from @connectrpc/connect-node.
-import type { ConnectRouter, Interceptor, Transport } from "@connectrpc/connect";
+import { createClient, type ConnectRouter, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createDirectTransport } from "./transport.js";
 import { ChatService } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import { ModelService } from "../../gen/omnigate/model/v1/model_pb.js";
@@ -38,8 +38,8 @@ export interface CoreDeps {
   admin: AdminServiceDeps;
   /** The image domain (/v1/images); registered when given. */
   image?: ImageServiceDeps;
-  /** Image-bot tasks (/ib); registered when given. */
-  imageBot?: ImageBotDeps;
+  /** Image-bot tasks (/ib); registered when given, with a ChatService client of this core for prompt translation. */
+  imageBot?: Omit<ImageBotDeps, "chat">;
   /** Video tasks (/v1/video/generations, /v1/videos); registered when given. */
   video?: VideoServiceDeps;
   /** Files clients upload and name in chat requests (/v1/files); registered when given. */
@@ -62,15 +62,6 @@ export interface Core {
 }
 
 export function buildCore(deps: CoreDeps): Core {
-  const routes = (router: ConnectRouter) => {
-    router.service(ChatService, { ...chatService(deps.chat), ...cachedContentService(deps.chat) });
-    router.service(ModelService, modelService(deps.catalog));
-    router.service(AdminService, adminService(deps.admin));
-    if (deps.image) router.service(ImageService, imageService(deps.image));
-    if (deps.imageBot) router.service(ImageBotService, imageBotService(deps.imageBot));
-    if (deps.video) router.service(VideoService, videoService(deps.video));
-    if (deps.files) router.service(FileService, fileService(deps.files));
-  };
   const interceptors = [
     ...(deps.outerInterceptors ?? []),
     authInterceptor(deps.auth),
@@ -78,6 +69,18 @@ export function buildCore(deps: CoreDeps): Core {
     chatMeterInterceptor(deps.tenancy),
     unaryMeterInterceptor({ ...deps.tenancy, imageModels: deps.image?.models }),
   ];
+  const chatRoutes = (router: ConnectRouter) => router.service(ChatService, { ...chatService(deps.chat), ...cachedContentService(deps.chat) });
+  // Image-bot prompts are translated through ChatService with the caller's key: a transport of ChatService alone (same interceptors), made before the routes that need it.
+  const imageBot = deps.imageBot && { ...deps.imageBot, chat: createClient(ChatService, createDirectTransport(chatRoutes, { interceptors })) };
+  const routes = (router: ConnectRouter) => {
+    chatRoutes(router);
+    router.service(ModelService, modelService(deps.catalog));
+    router.service(AdminService, adminService(deps.admin));
+    if (deps.image) router.service(ImageService, imageService(deps.image));
+    if (imageBot) router.service(ImageBotService, imageBotService(imageBot));
+    if (deps.video) router.service(VideoService, videoService(deps.video));
+    if (deps.files) router.service(FileService, fileService(deps.files));
+  };
   const transport = createDirectTransport(routes, { interceptors });
   return { routes, interceptors, transport };
 }

@@ -2,7 +2,7 @@
 // the wire-format facades, Connect and gRPC-Web for the core services, tRPC,
 // health, readiness and metrics.
 import type { Socket } from "node:net";
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
 import { appRouter, type AppRouter } from "../trpc/router.js";
@@ -12,7 +12,6 @@ import type { AppDeps } from "./deps.js";
 import { randomHex } from "../lib/ids.js";
 import { facades } from "./facades.js";
 import { lazyChildLogger } from "./request-logger.js";
-import { serializeError } from "./log-serializers.js";
 import { filesRoute } from "./files-route.js";
 import { upstreamNotifyRoute } from "./upstream-notify-route.js";
 import { wireConstraint, wireOf } from "./wire-constraint.js";
@@ -33,26 +32,16 @@ export function requestId(req: { headers: Record<string, string | string[] | und
   return "req_" + randomHex(12);
 }
 
-/** Hides credentials that clients put in query strings (?key=...). */
-export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:key|api_key|token)=)[^&]*/gi, "$1[redacted]");
-}
-
 /** Paths a reserve connection may ask (connection-limit.ts). */
 const isHealthCheck = (url: string) => under(url, "/healthz") || under(url, "/readyz");
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const timeouts = serverTimeouts(config);
+  // Made before the deps (logger.ts): the task runner logs through it too.
+  const loggerInstance: FastifyBaseLogger = deps.log;
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
-      serializers: {
-        req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
-        err: serializeError,
-      },
-    },
+    loggerInstance,
     genReqId: (req) => requestId(req),
     childLoggerFactory: lazyChildLogger,
     logController: new LogController({ requestIdLogLabel: "requestId" }),
@@ -116,7 +105,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await deps.limiter.close();
     await deps.keySignal?.close();
   });
-  deps.tasks.runner.useLog(app.log);
   app.addHook("onClose", async () => {
     await deps.tasks.close();
   });

@@ -14,6 +14,7 @@ import { IMAGE_PROFILE_IDS, type Config } from "../config.js";
 import { displayName, type ModelEntry } from "../core/model/catalog.js";
 import type { ChannelStates } from "../core/routing/channel-state.js";
 import { channelChatRouting, localOnlyRouting, type ChatRouting } from "../core/routing/chat-routing.js";
+import type { CooldownTracker } from "../core/routing/cooldown.js";
 import { chatChannels, isChatVendor } from "../providers/chat-upstreams.js";
 import { jsonLogger, type UpstreamLogger } from "../providers/shared/log.js";
 import { upstreamPools } from "../providers/shared/pools.js";
@@ -57,7 +58,7 @@ export function chatChannelConfigs(config: Config): Config["channels"] {
   return config.channels.filter((c) => isChatVendor(c) && [...c.models, ...Object.keys(c.modelMap)].some((m) => !isImagePattern(m, images)));
 }
 
-export function createChatDeps(config: Config, local: ChatProvider, localEntries: ModelEntry[], opts: { now?: () => number; log?: UpstreamLogger; states?: ChannelStates; onSocket?: (socket: Socket) => void } = {}): ChatDeps {
+export function createChatDeps(config: Config, local: ChatProvider, localEntries: ModelEntry[], opts: { now?: () => number; log?: UpstreamLogger; states?: ChannelStates; cooldown?: CooldownTracker; onSocket?: (socket: Socket) => void } = {}): ChatDeps {
   const configs = chatChannelConfigs(config);
   // `local.chatModels` unset: every name while no chat channel is configured, none once one is, so the local
   // engine never answers a real model's name in an upstream's stead.
@@ -74,6 +75,7 @@ export function createChatDeps(config: Config, local: ChatProvider, localEntries
     upstream: config.upstream,
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.states ? { states: opts.states } : {}),
+    ...(opts.cooldown ? { cooldown: opts.cooldown } : {}),
   });
   const images = imageNames(config);
   const byId = new Map<string, ModelEntry>();

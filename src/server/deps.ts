@@ -7,6 +7,7 @@ import { staticCatalog, displayName, type ModelCatalog, type ModelEntry } from "
 import { buildCore, type Core } from "../core/routes.js";
 import type { ChatRouting } from "../core/routing/chat-routing.js";
 import { channelStates, type ChannelStates } from "../core/routing/channel-state.js";
+import { cooldownTracker } from "../core/routing/cooldown.js";
 import { createChatDeps, type ChatDeps } from "./chat-deps.js";
 import { localChatProvider } from "../providers/local/chat/provider.js";
 import { loadSigningSecret } from "../providers/local/chat/signing-key.js";
@@ -18,11 +19,10 @@ import { budgets } from "../core/tenancy/budget.js";
 import { taskRefunds } from "../core/tenancy/task-refunds.js";
 import { memoryLimiter, type RateLimiter } from "../core/tenancy/limiter.js";
 import type { SharedSignal } from "../core/auth/redis-signal.js";
-import { createClient } from "@connectrpc/connect";
-import { ChatService } from "../../gen/omnigate/chat/v1/chat_pb.js";
 import { createTaskDeps, type TaskDeps } from "./task-deps.js";
 import { createVideoDeps, type VideoDeps } from "./video-deps.js";
 import { writeCoalescer, type WriteCoalescer } from "./write-coalescer.js";
+import { createLogger, type Logger } from "./logger.js";
 
 export interface Lifecycle {
   shuttingDown: boolean;
@@ -58,8 +58,8 @@ export interface AppDeps {
   keySignal?: SharedSignal | undefined;
   /** When config.coalesceWrites: sends each loop turn's writes together (the HTTP server's connections and the chat upstreams'). */
   writes?: WriteCoalescer | undefined;
-  /** Where the log goes instead of stdout (tests read it). */
-  logStream?: { write(line: string): void } | undefined;
+  /** The process's logger: fastify's loggerInstance, and the task runner's. */
+  log: Logger;
 }
 
 /** How often an instance on shared storage picks up other instances' admin changes. */
@@ -86,8 +86,9 @@ function localChatEntries(now: number): ModelEntry[] {
 /** A fixed creation time for local models so listings are stable across restarts. */
 const LOCAL_MODELS_CREATED = Date.UTC(2025, 0, 1);
 
-export async function createDeps(config: Config, overrides: { storage?: Storage; now?: () => number; metrics?: Metrics } = {}): Promise<AppDeps> {
+export async function createDeps(config: Config, overrides: { storage?: Storage; now?: () => number; metrics?: Metrics; log?: Logger } = {}): Promise<AppDeps> {
   const now = overrides.now ?? Date.now;
+  const log = overrides.log ?? createLogger(config.logLevel);
   const storage = overrides.storage ?? (await openStorage(config));
   // With Redis, a key changed on one instance is dropped from every instance's cache at once.
   // The Redis client (ioredis) is loaded only when Redis is configured: heap otherwise held for nothing.
@@ -96,16 +97,17 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const auth = authenticator(storage.keys, { now, ...(keySignal ? { shared: keySignal } : {}) });
   const metrics = overrides.metrics ?? createMetrics({ gcDurations: config.gcMetrics });
   const local = localChatProvider({ ...config.local, signingSecret: config.local.signingSecret || loadSigningSecret(config.dataDir) });
-  // Cooling down is the chat routing's to know; it exists once createChatDeps returns.
-  const channels = channelStates(config.channels, { now, cooling: (name) => chat.routing.cooling?.(name) ?? false, store: storage.taskAccounts });
+  // The chat routing keeps its channels' cooldowns here; the channel states show them (the routing needs the states first).
+  const cooldown = cooldownTracker(config.upstream.cooldownAfterFailures, now);
+  const channels = channelStates(config.channels, { now, cooling: cooldown.cooling, store: storage.taskAccounts });
   await channels.refresh();
   const writes = config.coalesceWrites ? writeCoalescer() : undefined;
-  const chat = createChatDeps(config, local, localChatEntries(LOCAL_MODELS_CREATED), { now, states: channels, ...(writes ? { onSocket: writes.attach } : {}) });
+  const chat = createChatDeps(config, local, localChatEntries(LOCAL_MODELS_CREATED), { now, states: channels, cooldown, ...(writes ? { onSocket: writes.attach } : {}) });
   const chatRouting = chat.routing;
   const files = createFileDeps(config, storage, now);
   const images = createImageDeps(config, storage, files, now, channels);
   const catalog = staticCatalog([...chat.catalogEntries, ...images.catalogEntries]);
-  const tasks = await createTaskDeps(config, storage, files, now, channels, taskRefunds({ prices: config.prices, keys: storage.keys, usage: storage.usage, now }));
+  const tasks = await createTaskDeps(config, storage, files, now, { log, states: channels, onFinished: taskRefunds({ prices: config.prices, keys: storage.keys, usage: storage.usage, now }) });
   const videos = createVideoDeps(config, storage, files, tasks.runner, now, channels);
   const limiter = redis ? (await import("../core/tenancy/redis-limiter.js")).redisLimiter(redis) : memoryLimiter(now);
   const fileApi = { blobs: files.blobs, files: storage.files, maxBytes: config.fileMaxBytes, quotaBytes: config.fileQuotaBytes, now };
@@ -121,8 +123,6 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
     files: fileApi,
     outerInterceptors: [metricsInterceptor(metrics)],
   });
-  const chatClient = createClient(ChatService, core.transport);
-  tasks.imageBot.chat = () => chatClient;
   // Every task kind is registered on tasks.runner before this: it resumes unfinished tasks.
   await tasks.runner.start();
   const stateRefresh =
@@ -132,5 +132,5 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
           channels.refresh().catch(() => undefined);
           tasks.imageBot.pool.load().catch(() => undefined);
         }, STATE_REFRESH_MS).unref();
-  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos, channels, stateRefresh, keySignal, writes };
+  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos, channels, stateRefresh, keySignal, writes, log };
 }

@@ -11,7 +11,7 @@ import { AccountPool } from "../core/image-bot/accounts.js";
 import type { ChannelStates } from "../core/routing/channel-state.js";
 import type { ImageBotDeps, TaskFiles } from "../core/image-bot/deps.js";
 import { imageBotHandler } from "../core/image-bot/handler.js";
-import { TaskRunner } from "../core/tasks/runner.js";
+import { TaskRunner, type RunnerLog } from "../core/tasks/runner.js";
 import { fromCoreTask } from "../facades/image-bot/translate.js";
 import { localImageBotProvider } from "../providers/local/image-bot/provider.js";
 import { jsonLogger } from "../providers/shared/log.js";
@@ -80,13 +80,14 @@ export async function createTaskDeps(
   storage: Storage,
   files: FileDeps,
   now: () => number,
-  states?: ChannelStates,
-  onFinished?: (task: StoredTask) => void,
+  opts: { log: RunnerLog; states?: ChannelStates | undefined; onFinished?: ((task: StoredTask) => void) | undefined },
 ): Promise<TaskDeps> {
   const t = config.tasks;
+  const { states, onFinished } = opts;
   const runner = new TaskRunner({
     storage,
     now,
+    log: opts.log,
     timeoutMs: t.timeoutMs,
     sweepIntervalMs: t.sweepIntervalMs,
     callbacks: {

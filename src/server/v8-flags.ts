@@ -1,44 +1,10 @@
-// V8 settings for the gateway process, applied by the first import of
-// main.ts so they hold before any other module's code runs. Each one gives
-// way to the same flag on node's command line (an operator's explicit choice).
-//
-// Allocation-site pretenuring off. V8 allocates objects from a code site
-// straight into the old generation once most of that site's objects have
-// survived a young collection. Under request load this misfires and then feeds
-// itself: a pretenured request object that has died still counts as live to
-// the young collector until the next full collection, so the young objects it
-// points to (the same request's body, zod output, call options, ...) survive
-// too, and their own sites then look long-lived and get pretenured as well.
-// Measured (Anthropic -> OpenAI, 32 connections): 3.6 KB per request promoted
-// to the old generation with it, 0.6 KB without; CPU per request down about
-// 18%, young-collection pauses about halved.
-//
-// Heap growing 10%. After a full collection V8 lets the old generation grow
-// by a factor of up to 4 before the next one; what a gateway promotes is
-// almost all garbage by then, so that factor is RSS and nothing else. With
-// little promoted per request (about 130 B now), a 10% margin means a full
-// collection every few tens of thousands of requests, each short.
-//
-// Young collections on the main thread alone when the process may use one
-// CPU at most (its CPU affinity, or a cgroup quota of one CPU or less). V8
-// splits each young collection between the main thread and helper threads;
-// with one CPU the helpers take turns with the main thread, which waits for
-// them, so the split is only overhead. Measured with --trace-gc-nvp on a
-// gateway pinned to one CPU (Anthropic -> OpenAI, 32 connections): 7.5 µs of
-// young-collection pause a request with the helpers, 7.1 without (the
-// helpers' own 4.2-4.3 µs lies inside that pause on one CPU, not beside it).
-// A small gain. With more CPUs the helpers run beside the main thread and
-// shorten its pauses, so it stays on there.
-// Only --no-parallel-scavenge, not --single-threaded-gc: V8 reads the former
-// at each young collection, while the latter also turns concurrent marking
-// off, and flipped during a marking cycle (one can be under way when this
-// module runs) V8 aborts the process (a cppgc check on the concurrent marking
-// handle; test/server/v8-flags.test.ts starts such a process).
-//
-// (The young generation's size and V8's helper threads cannot be changed once
-// the process runs: `npm start` passes --max-semi-space-size=16 and
-// --v8-pool-size=2 on node's command line.)
-// Measured in bench/README.md.
+// V8 settings for the gateway process, applied by main.ts before the other
+// modules load; each gives way to the same flag on node's command line.
+// --no-allocation-site-pretenuring: under request load V8 pretenures request objects, whose dead copies keep young garbage alive.
+// --heap-growing-percent=10: what the gateway promotes is almost all garbage, so a wider margin only costs RSS.
+// --no-parallel-scavenge (one usable CPU only): helper threads would just take turns with the main thread.
+// Not --single-threaded-gc: flipped while concurrent marking runs, V8 aborts (test/server/v8-flags.test.ts).
+// The young generation's size and the helper pool are fixed at start: `npm start` passes them on node's command line.
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import v8 from "node:v8";
@@ -116,6 +82,9 @@ export function usableCpus(read: (file: string) => string = (f) => readFileSync(
   return cpus;
 }
 
-/** The flags this process set (for the start-up log). */
-export const appliedV8Flags: readonly string[] = v8Flags(process.execArgv, usableCpus());
-for (const flag of appliedV8Flags) v8.setFlagsFromString(flag);
+/** Sets this process's V8 flags (main.ts, before the other modules load); returns those it set, for the start-up log. */
+export function applyV8Flags(): string[] {
+  const flags = v8Flags(process.execArgv, usableCpus());
+  for (const flag of flags) v8.setFlagsFromString(flag);
+  return flags;
+}

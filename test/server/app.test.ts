@@ -1,6 +1,7 @@
 import t from "tap";
 import { ADMIN_KEY, startServer, type TestServer } from "../helpers/app.js";
-import { redactUrl, requestId } from "../../src/server/app.js";
+import { requestId } from "../../src/server/app.js";
+import { redactUrl } from "../../src/server/logger.js";
 import { serializeError } from "../../src/server/log-serializers.js";
 
 let server: TestServer;

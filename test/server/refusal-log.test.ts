@@ -8,14 +8,15 @@ import { configSchema } from "../../src/config.js";
 import { ensureKeys } from "../../src/core/auth/bootstrap.js";
 import { buildApp } from "../../src/server/app.js";
 import { createDeps } from "../../src/server/deps.js";
+import { createLogger } from "../../src/server/logger.js";
 import { refusalOf } from "../../src/server/refusal-log.js";
 import { ADMIN_KEY, tempDir } from "../helpers/app.js";
 
 const lines: Record<string, any>[] = [];
 const dataDir = tempDir();
 const config = configSchema.parse({ port: 0, grpcPort: 0, dataDir, logLevel: "info", bootstrapKey: ADMIN_KEY });
-const deps = await createDeps(config);
-deps.logStream = { write: (l: string) => void lines.push(JSON.parse(l)) };
+const log = createLogger(config.logLevel, { write: (l: string) => void lines.push(JSON.parse(l)) });
+const deps = await createDeps(config, { log });
 await ensureKeys(deps.storage.keys, { bootstrapKey: ADMIN_KEY });
 const app = await buildApp(deps);
 t.teardown(async () => {

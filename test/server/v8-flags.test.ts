@@ -62,27 +62,44 @@ t.test("usable CPUs: the affinity, lowered by the tightest quota above the proce
   t.equal(usableCpus(files({ "/proc/self/cgroup": "0::/\n", "/sys/fs/cgroup/cpu.max": `${(affinity + 3) * 100000} 100000\n` })), affinity, "a quota above the affinity changes nothing");
 });
 
+const mod = pathToFileURL(path.resolve(import.meta.dirname, "../../src/server/v8-flags.ts")).href;
+
 /**
  * Runs `lines` as an ES module in a child node with `nodeArgs`, after
- * importing src/server/v8-flags.ts when asked, pinned to `cpu` when given; a
- * child that fails fails the test.
+ * applying src/server/v8-flags.ts's flags when asked, pinned to `cpu` when
+ * given; a child that fails fails the test.
  */
-function runChild(importModule: boolean, nodeArgs: string[], lines: string[], cpu?: string): { stdout: string; stderr: string } {
-  const mod = pathToFileURL(path.resolve(import.meta.dirname, "../../src/server/v8-flags.ts")).href;
-  const code = [importModule ? `await import(${JSON.stringify(mod)});` : "", ...lines].join("\n");
+function runChild(applyFlags: boolean, nodeArgs: string[], lines: string[], cpu?: string): { stdout: string; stderr: string } {
+  const code = [applyFlags ? `(await import(${JSON.stringify(mod)})).applyV8Flags();` : "", ...lines].join("\n");
   const args = [...nodeArgs, "--import", "tsx", "--input-type=module", "-e", code];
   const r = cpu === undefined ? spawnSync(process.execPath, args, { encoding: "utf8", timeout: 60_000 }) : spawnSync("taskset", ["-c", cpu, process.execPath, ...args], { encoding: "utf8", timeout: 60_000 });
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
   return r;
 }
 
+t.test("importing the module sets no flag; applyV8Flags sets the flags it returns", async (t) => {
+  const r = runChild(false, [], [
+    'const { default: v8 } = await import("node:v8");',
+    "const set = [];",
+    "v8.setFlagsFromString = (flag) => void set.push(flag);",
+    `const m = await import(${JSON.stringify(mod)});`,
+    "const onImport = set.length;",
+    "const applied = m.applyV8Flags();",
+    "process.stdout.write(JSON.stringify({ onImport, set, applied }));",
+  ]);
+  const out = JSON.parse(r.stdout) as { onImport: number; set: string[]; applied: string[] };
+  t.equal(out.onImport, 0, "no flag set on import");
+  t.ok(out.applied.includes("--no-allocation-site-pretenuring") && out.applied.includes("--heap-growing-percent=10"), `applied: ${out.applied.join(" ")}`);
+  t.same(out.set, out.applied, "the flags set are the flags returned");
+});
+
 /**
  * Young collections of an allocating child process pinned to one CPU
- * (--trace-gc-nvp), from the moment the module (if any) has been imported:
+ * (--trace-gc-nvp), from the moment the flags (if any) have been applied:
  * how many, and the helper threads' share of their work.
  */
-function pinnedScavenges(importModule: boolean): { count: number; helperMs: number } {
-  const r = runChild(importModule, ["--max-semi-space-size=8", "--trace-gc-nvp"], [
+function pinnedScavenges(applyFlags: boolean): { count: number; helperMs: number } {
+  const r = runChild(applyFlags, ["--max-semi-space-size=8", "--trace-gc-nvp"], [
     // V8's trace lines carry the milliseconds since the isolate started; collections before this point are not counted.
     "process.stderr.write(`FROM ${Math.ceil(performance.now())}\\n`);",
     "const keep = []; let x = [];",
@@ -102,22 +119,22 @@ function pinnedScavenges(importModule: boolean): { count: number; helperMs: numb
   return { count, helperMs };
 }
 
-t.test("pinned to one CPU, the module's flag takes the helper threads out of young collections", async (t) => {
+t.test("pinned to one CPU, the flags take the helper threads out of young collections", async (t) => {
   if (spawnSync("taskset", ["-c", "0", "true"]).status !== 0) return void t.pass("taskset", { skip: "taskset is not available here" });
   const control = pinnedScavenges(false);
   t.ok(control.count > 10, `control: ${control.count} young collections`);
   if (!(control.helperMs > 0)) return void t.pass("control", { skip: "this V8 ran no young collection on helper threads even without the flag" });
   const flagged = pinnedScavenges(true);
-  t.ok(flagged.count > 10, `with the module: ${flagged.count} young collections`);
-  t.equal(flagged.helperMs, 0, `helper threads: ${control.helperMs.toFixed(1)} ms without the module, ${flagged.helperMs} ms with it`);
+  t.ok(flagged.count > 10, `with the flags: ${flagged.count} young collections`);
+  t.equal(flagged.helperMs, 0, `helper threads: ${control.helperMs.toFixed(1)} ms without the flags, ${flagged.helperMs} ms with them`);
 });
 
 // A workload V8 pretenures: object literals holding an empty array literal
 // (a site V8 tracks), made in a function and all kept alive, so every young
 // collection finds them surviving. With --trace-pretenuring
 // V8 prints each decision (with the statistics flag too); "=> tenure" is a site switched to old-space allocation.
-function tenureDecisions(importModule: boolean): number {
-  const r = runChild(importModule, ["--trace-pretenuring", "--trace-pretenuring-statistics"], [
+function tenureDecisions(applyFlags: boolean): number {
+  const r = runChild(applyFlags, ["--trace-pretenuring", "--trace-pretenuring-statistics"], [
     "function mk(i) { return { value: i, issues: [] }; }",
     "const keep = [];",
     "function round(n) { for (let i = 0; i < n; i++) keep.push(mk(i)); }",
@@ -127,9 +144,9 @@ function tenureDecisions(importModule: boolean): number {
   return (r.stdout.match(/=> tenure/g) ?? []).length;
 }
 
-t.test("with the module imported, V8 pretenures nothing", async (t) => {
+t.test("with the flags applied, V8 pretenures nothing", async (t) => {
   const control = tenureDecisions(false);
   if (control === 0) return void t.pass("control", { skip: "this V8 does not pretenure the control workload, so the flag's effect cannot be seen" });
-  t.ok(control > 0, `without the module V8 pretenured ${control} time(s)`);
+  t.ok(control > 0, `without the flags V8 pretenured ${control} time(s)`);
   t.equal(tenureDecisions(true), 0);
 });

@@ -37,8 +37,8 @@ export interface ImageBotDeps {
   provider(account: AccountSettings): ImageBotProvider;
   files: TaskFiles;
   settings: ImageBotSettings;
-  /** ChatService client for prompt translation (called with the caller's key). */
-  chat?: () => Client<typeof ChatService>;
+  /** ChatService client for prompt translation (called with the caller's key); routes.ts gives the task service one. */
+  chat?: Client<typeof ChatService>;
   /** Runtime channel state: upstream failures are kept as the channel's last error. */
   channels?: ChannelStates;
   /** Renders a task as the callback body (the /ib wire JSON). */

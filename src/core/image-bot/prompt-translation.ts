@@ -17,7 +17,7 @@ const SYSTEM = "Translate the user's image-generation prompt into English. Answe
 
 export async function translatePrompt(
   prompt: string,
-  opts: { model: string; chat?: (() => Client<typeof ChatService>) | undefined; authorization: string | null; format?: string; signal?: AbortSignal },
+  opts: { model: string; chat?: Client<typeof ChatService> | undefined; authorization: string | null; format?: string; signal?: AbortSignal },
 ): Promise<Translation> {
   if (!hasChinese(prompt)) return { promptEn: prompt, properties: {} };
   if (!opts.model || !opts.chat) {
@@ -26,7 +26,7 @@ export async function translatePrompt(
   const text = stripParams(prompt);
   const params = paramsOf(prompt);
   try {
-    const res = await opts.chat().generate(
+    const res = await opts.chat.generate(
       {
         input: {
           model: opts.model,

@@ -13,7 +13,7 @@ import type { ChannelConfig, UpstreamConfig } from "../../config.js";
 import type { ChatProvider } from "../ports.js";
 import type { ConnectError } from "@connectrpc/connect";
 import type { ChannelStates } from "./channel-state.js";
-import { cooldownTracker } from "./cooldown.js";
+import { cooldownTracker, type CooldownTracker } from "./cooldown.js";
 import { weightedOrder } from "./weighted-order.js";
 
 export { weightedOrder };
@@ -77,6 +77,8 @@ export interface ChannelRoutingOptions {
   rng?: () => number;
   /** Runtime channel state: consulted at each resolve (unset: each channel's configured `enabled`). */
   states?: ChannelStates;
+  /** Failure counts and cooldowns, when the caller shares them (deps.ts: with the channel states); else a tracker of its own. */
+  cooldown?: CooldownTracker;
 }
 
 export function channelChatRouting(opts: ChannelRoutingOptions): ChatRouting {
@@ -86,7 +88,7 @@ export function channelChatRouting(opts: ChannelRoutingOptions): ChatRouting {
   const states = opts.states;
   const isEnabled = (c: ChatChannel) => (states ? states.isEnabled(c.config.name) : c.config.enabled);
   const byName = new Map(opts.channels.map((c) => [c.config.name, c.config]));
-  const cooldown = cooldownTracker(up.cooldownAfterFailures, now);
+  const cooldown = opts.cooldown ?? cooldownTracker(up.cooldownAfterFailures, now);
   const toRoute = (c: ChatChannel, model: string): ChatRoute => ({ channel: c.config.name, provider: c.provider, upstreamModel: c.config.modelMap[model] ?? model });
   const rankChannels = (matched: ChatChannel[], input: ChatInput | undefined): ChatChannel[] => {
     const sticky = signatureIssuers(input);

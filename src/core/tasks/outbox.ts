@@ -47,12 +47,8 @@ export class OutboxWorker {
     private readonly opts: OutboxOptions,
     private readonly claims: OutboxClaims,
     private readonly now: () => number,
-    private log?: OutboxLog,
+    private readonly log?: OutboxLog,
   ) {}
-
-  useLog(log: OutboxLog): void {
-    this.log = log;
-  }
 
   start(): void {
     this.stopped = false;

@@ -44,6 +44,7 @@ export interface RunnerOptions {
   callbacks: OutboxOptions & SenderOptions;
   /** Delivered and dead callbacks are deleted after this long. */
   callbackRetentionMs?: number;
+  /** Where the runner and its callback outbox report trouble (the app's logger). */
   log?: RunnerLog;
   /** Replaces the HTTP sender (tests). */
   sender?: WebhookSender;
@@ -134,12 +135,6 @@ export class TaskRunner {
     // A claim outlasts one attempt (bounded by the sender's timeout), so two workers never send a message at once unless one died.
     const claims = { owner: this.instanceId, claimMs: opts.callbacks.timeoutMs + 5_000 };
     this.outbox = new OutboxWorker(opts.storage.outbox, sender, opts.callbacks, claims, opts.now, opts.log);
-  }
-
-  /** Where the runner reports trouble (the app's logger, once it exists). */
-  useLog(log: RunnerLog): void {
-    this.opts.log = log;
-    this.outbox.useLog(log);
   }
 
   register<P>(handler: TaskHandler<P>): void {
