@@ -23,7 +23,13 @@ createHook({
         .slice(2)
         .filter((l) => !l.includes("async_hooks") && !l.includes("async-count-preload"))
         .slice(0, 6)
-        .map((l) => l.trim().replace(/^at /, "").replace(/file:\/\/\/\S*?\/(dist\/server\/\w+\/)?(src|gen|bench)\//, "$2/").replace(/\(\S*node_modules\//, "("));
+        .map((l) =>
+          l
+            .trim()
+            .replace(/^at /, "")
+            .replace(/file:\/\/\/\S*?\/(dist\/server\/\w+\/)?(src|gen|bench)\//, "$2/")
+            .replace(/\(\S*node_modules\//, "("),
+        );
       key = `${type} :: ${frames.join(" < ")}`;
     }
     counts.set(key, (counts.get(key) ?? 0) + 1);

@@ -11,12 +11,20 @@ let total = 0;
 const name = (cf) => {
   const m = /\/((?:src|gen)\/.+)$/.exec(cf.url ?? "");
   const nm = (cf.url ?? "").lastIndexOf("node_modules/");
-  const where = m ? m[1] : nm >= 0 ? cf.url.slice(nm + 13).split("/").slice(0, 2).join("/") : cf.url || "(native)";
+  const where = m
+    ? m[1]
+    : nm >= 0
+      ? cf.url
+          .slice(nm + 13)
+          .split("/")
+          .slice(0, 2)
+          .join("/")
+      : cf.url || "(native)";
   return `${cf.functionName || "(anonymous)"} ${where}:${cf.lineNumber + 1}`;
 };
 function walk(node, path) {
   const here = [...path, name(node.callFrame)];
-  const bytes = (node.selfSize ?? 0);
+  const bytes = node.selfSize ?? 0;
   if (bytes) {
     total += bytes;
     const k = here.at(-1);

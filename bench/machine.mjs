@@ -21,7 +21,17 @@ export function machineFromLscpu(json) {
   const model = f.get("Model name");
   if (!model) return undefined;
   const m = { model };
-  const keys = { family: "CPU family", modelNumber: "Model", stepping: "Stepping", cpus: "CPU(s)", l1d: "L1d cache", l1i: "L1i cache", l2: "L2 cache", l3: "L3 cache", hypervisor: "Hypervisor vendor" };
+  const keys = {
+    family: "CPU family",
+    modelNumber: "Model",
+    stepping: "Stepping",
+    cpus: "CPU(s)",
+    l1d: "L1d cache",
+    l1i: "L1i cache",
+    l2: "L2 cache",
+    l3: "L3 cache",
+    hypervisor: "Hypervisor vendor",
+  };
   for (const [k, name] of Object.entries(keys)) {
     const v = f.get(name);
     if (v) m[k] = v;
@@ -47,7 +57,13 @@ export function describeMachine(m) {
   const id = [m.family && `family ${m.family}`, m.modelNumber && `model ${m.modelNumber}`, m.stepping && `stepping ${m.stepping}`].filter(Boolean).join(", ");
   const parts = [id ? `${m.model} (${id})` : m.model];
   if (m.cpus) parts.push(`${m.cpus} CPUs`);
-  for (const [k, label] of [["l1d", "L1d"], ["l1i", "L1i"], ["l2", "L2"], ["l3", "L3"]]) if (m[k]) parts.push(`${label} ${m[k]}`);
+  for (const [k, label] of [
+    ["l1d", "L1d"],
+    ["l1i", "L1i"],
+    ["l2", "L2"],
+    ["l3", "L3"],
+  ])
+    if (m[k]) parts.push(`${label} ${m[k]}`);
   if (m.hypervisor) parts.push(`under ${m.hypervisor}`);
   return parts.join(", ");
 }

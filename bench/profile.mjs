@@ -77,7 +77,9 @@ for (const [id, t] of self) {
   fns.set(key, (fns.get(key) ?? 0) + t);
 }
 const pct = (t) => ((100 * t) / busy).toFixed(1).padStart(5) + "%";
-console.log(`samples ${prof.samples.length}, ${(total / 1e6).toFixed(1)} s, idle ${((100 * idle) / total).toFixed(1)}%, module loading ${(loading / 1e6).toFixed(1)} s (left out); shares below are of the rest of the busy time`);
+console.log(
+  `samples ${prof.samples.length}, ${(total / 1e6).toFixed(1)} s, idle ${((100 * idle) / total).toFixed(1)}%, module loading ${(loading / 1e6).toFixed(1)} s (left out); shares below are of the rest of the busy time`,
+);
 console.log("\nby area:");
 for (const [a, t] of [...areas].sort((x, y) => y[1] - x[1]).slice(0, topN)) console.log(`${pct(t)}  ${a}`);
 console.log("\ntop functions (self):");

@@ -293,12 +293,48 @@ const geminiBody = { contents: [{ role: "user", parts: [{ text: "Say twenty word
 // code paths it shares between the two having seen both), so a non-streaming
 // row measured after a streaming one flattered the gateway's ratio.
 const chat = [
-  { name: "Anthropic client -> OpenAI upstream", stream: false, og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-openai", false) }, up: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(false) }, expect: /word19/ },
-  { name: "GenAI client -> Anthropic upstream", stream: false, og: { path: "/v1beta/models/bench-anthropic:generateContent", headers: geminiHeaders, body: geminiBody }, up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", false) }, expect: /word19/ },
-  { name: "Anthropic client -> Anthropic upstream", stream: false, og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-anthropic", false) }, up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", false) }, expect: /word19/ },
-  { name: "Anthropic client -> OpenAI upstream", stream: true, og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-openai", true) }, up: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(true) }, expect: /word19/ },
-  { name: "GenAI client -> Anthropic upstream", stream: true, og: { path: "/v1beta/models/bench-anthropic:streamGenerateContent?alt=sse", headers: geminiHeaders, body: geminiBody }, up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", true) }, expect: /word19/ },
-  { name: "Anthropic client -> Anthropic upstream", stream: true, og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-anthropic", true) }, up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", true) }, expect: /word19/ },
+  {
+    name: "Anthropic client -> OpenAI upstream",
+    stream: false,
+    og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-openai", false) },
+    up: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(false) },
+    expect: /word19/,
+  },
+  {
+    name: "GenAI client -> Anthropic upstream",
+    stream: false,
+    og: { path: "/v1beta/models/bench-anthropic:generateContent", headers: geminiHeaders, body: geminiBody },
+    up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", false) },
+    expect: /word19/,
+  },
+  {
+    name: "Anthropic client -> Anthropic upstream",
+    stream: false,
+    og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-anthropic", false) },
+    up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", false) },
+    expect: /word19/,
+  },
+  {
+    name: "Anthropic client -> OpenAI upstream",
+    stream: true,
+    og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-openai", true) },
+    up: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(true) },
+    expect: /word19/,
+  },
+  {
+    name: "GenAI client -> Anthropic upstream",
+    stream: true,
+    og: { path: "/v1beta/models/bench-anthropic:streamGenerateContent?alt=sse", headers: geminiHeaders, body: geminiBody },
+    up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", true) },
+    expect: /word19/,
+  },
+  {
+    name: "Anthropic client -> Anthropic upstream",
+    stream: true,
+    og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-anthropic", true) },
+    up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", true) },
+    expect: /word19/,
+  },
 ];
 
 /** " (low–high)" for a range over rounds, when it is not a single value. */
@@ -314,11 +350,14 @@ async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), "omnigate-bench-"));
   const procs = [];
   const stopAll = () => procs.forEach((p) => p.proc.kill("SIGTERM"));
-  const guard = setTimeout(() => {
-    console.error("bench: time limit reached, stopping");
-    stopAll();
-    process.exit(1);
-  }, Number(process.env.BENCH_TIME_LIMIT_S ?? 2700) * 1000);
+  const guard = setTimeout(
+    () => {
+      console.error("bench: time limit reached, stopping");
+      stopAll();
+      process.exit(1);
+    },
+    Number(process.env.BENCH_TIME_LIMIT_S ?? 2700) * 1000,
+  );
   guard.unref();
   try {
     const upstream = start("upstream", 0, process.execPath, ["bench/fake-upstream.mjs"]);
@@ -339,9 +378,7 @@ async function main() {
       }),
     );
     // BENCH_GATEWAY_ENTRY: a compiled main.js to run instead of `npm start` (profiles then keep source lines).
-    const [cmd, ...args] = process.env.BENCH_GATEWAY_ENTRY
-      ? ["node", process.env.BENCH_GATEWAY_ENTRY]
-      : JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start.split(/\s+/);
+    const [cmd, ...args] = process.env.BENCH_GATEWAY_ENTRY ? ["node", process.env.BENCH_GATEWAY_ENTRY] : JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start.split(/\s+/);
     /** Starts a gateway with its own data dir and ports, and waits until it is healthy. */
     const startGateway = async (name, extraEnv = {}, entry = undefined) => {
       const http = await freePort();
@@ -375,7 +412,9 @@ async function main() {
     const baseline = baselineEnv || baselineEntry ? await startGateway("baseline-data", baselineEnv ?? {}, baselineEntry) : undefined;
     const targets = {
       direct: { name: "direct", pid: undefined, base: up },
-      proxy: baseline ? { name: "bare proxy", pid: baseline.g.proc.pid, base: `http://127.0.0.1:${baseline.port}` } : { name: "bare proxy", pid: proxy.proc.pid, base: `http://127.0.0.1:${proxyPort}` },
+      proxy: baseline
+        ? { name: "bare proxy", pid: baseline.g.proc.pid, base: `http://127.0.0.1:${baseline.port}` }
+        : { name: "bare proxy", pid: proxy.proc.pid, base: `http://127.0.0.1:${proxyPort}` },
       omnigate: { name: "omnigate", pid: gateway.proc.pid, base: `http://127.0.0.1:${gwPort}` },
     };
     const rows = [];
@@ -426,7 +465,12 @@ async function main() {
     }
     const local = [
       { label: "image-bot submit (local engine, shortest task)", path: "/ib/submit/imagine", req: { headers: openaiHeaders, body: { prompt: "a bench cat --ar 1:1" } }, expect: /"code":(1|22)/ },
-      { label: "images generations 256x256 (local engine, b64)", path: "/v1/images/generations", req: { headers: openaiHeaders, body: { model: "IMG_MODEL_A", prompt: "a bench cat", size: "256x256", response_format: "b64_json" } }, expect: /b64_json/ },
+      {
+        label: "images generations 256x256 (local engine, b64)",
+        path: "/v1/images/generations",
+        req: { headers: openaiHeaders, body: { model: "IMG_MODEL_A", prompt: "a bench cat", size: "256x256", response_format: "b64_json" } },
+        expect: /b64_json/,
+      },
     ];
     for (const l of local) {
       if (ONLY && !ONLY.test(l.label)) continue;
@@ -461,14 +505,38 @@ async function main() {
         soak = { error: String(err.message ?? err).slice(0, 200) };
       }
     }
-    report({ rows, soak, peak, meta: { duration: DURATION, rounds: ROUNDS, connections: CONNECTIONS, pinned: hasTaskset, node: process.version, nodeFlags: process.env.BENCH_NODE_FLAGS ?? "", machine: readMachine(), date: new Date().toISOString() } });
+    report({
+      rows,
+      soak,
+      peak,
+      meta: {
+        duration: DURATION,
+        rounds: ROUNDS,
+        connections: CONNECTIONS,
+        pinned: hasTaskset,
+        node: process.version,
+        nodeFlags: process.env.BENCH_NODE_FLAGS ?? "",
+        machine: readMachine(),
+        date: new Date().toISOString(),
+      },
+    });
   } finally {
     stopAll();
     clearTimeout(guard);
     // Wait (a little) for the servers to exit, then drop their data dirs.
-    await Promise.race([Promise.all(procs.map((p) => (p.proc.exitCode !== null || p.proc.signalCode !== null ? undefined : new Promise((r) => p.proc.once("exit", r))))), new Promise((r) => setTimeout(r, 15_000))]);
+    await Promise.race([
+      Promise.all(procs.map((p) => (p.proc.exitCode !== null || p.proc.signalCode !== null ? undefined : new Promise((r) => p.proc.once("exit", r))))),
+      new Promise((r) => setTimeout(r, 15_000)),
+    ]);
     // BENCH_GATEWAY_LOG: where to keep the gateways' output (e.g. with BENCH_NODE_FLAGS=--trace-gc).
-    if (process.env.BENCH_GATEWAY_LOG) writeFileSync(process.env.BENCH_GATEWAY_LOG, procs.filter((p) => p.name === "omnigate").map((p) => p.log()).join("\n"));
+    if (process.env.BENCH_GATEWAY_LOG)
+      writeFileSync(
+        process.env.BENCH_GATEWAY_LOG,
+        procs
+          .filter((p) => p.name === "omnigate")
+          .map((p) => p.log())
+          .join("\n"),
+      );
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -483,7 +551,9 @@ function report(data) {
   const lines = [];
   lines.push(`# omnigate benchmark, ${data.meta.date}`);
   lines.push("");
-  lines.push(`Node ${data.meta.node}${data.meta.nodeFlags ? ` (gateway flags: ${data.meta.nodeFlags})` : ""}; ${data.meta.connections} connections; ${data.meta.duration} s per measurement after a warm-up; ${data.meta.pinned ? "load generator and upstream on cpu0, system under test on cpu1" : "no CPU pinning (taskset missing)"}.`);
+  lines.push(
+    `Node ${data.meta.node}${data.meta.nodeFlags ? ` (gateway flags: ${data.meta.nodeFlags})` : ""}; ${data.meta.connections} connections; ${data.meta.duration} s per measurement after a warm-up; ${data.meta.pinned ? "load generator and upstream on cpu0, system under test on cpu1" : "no CPU pinning (taskset missing)"}.`,
+  );
   lines.push("");
   // Ratios move with the machine as well as with its load: compare runs on the same kind (bench/README.md, How to read it).
   lines.push(`Machine: ${describeMachine(data.meta.machine)}.`);
@@ -505,8 +575,7 @@ function report(data) {
       const b = row.baseline && !row.baseline.error ? row.baseline : undefined;
       const paired = r.target.name === "omnigate" ? row.paired : undefined;
       const ratio = paired?.rps !== undefined ? fmt(paired.rps, 2) + spread(paired.rpsRange) : b ? fmt(r.rps / b.rps, 2) : "-";
-      const cpuRatio =
-        paired?.cpu !== undefined ? fmt(paired.cpu, 2) + spread(paired.cpuRange) : b && r.cpuUsPerReq && b.cpuUsPerReq ? fmt(r.cpuUsPerReq / b.cpuUsPerReq, 2) : "-";
+      const cpuRatio = paired?.cpu !== undefined ? fmt(paired.cpu, 2) + spread(paired.cpuRange) : b && r.cpuUsPerReq && b.cpuUsPerReq ? fmt(r.cpuUsPerReq / b.cpuUsPerReq, 2) : "-";
       lines.push(`| ${row.scenario} | ${r.target.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUsPerReq)} | ${ratio} | ${cpuRatio} | ${r.errors} |`);
     }
   }

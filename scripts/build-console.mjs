@@ -38,7 +38,9 @@ export function sourceHash() {
   for (const f of files(CONSOLE_SRC)) h.update(path.relative(ROOT, f)).update("\0").update(readFileSync(f)).update("\0");
   for (const p of BUNDLED) {
     const pkg = path.join(ROOT, "node_modules", p, "package.json");
-    h.update(p).update(existsSync(pkg) ? JSON.parse(readFileSync(pkg, "utf8")).version : "-").update("\0");
+    h.update(p)
+      .update(existsSync(pkg) ? JSON.parse(readFileSync(pkg, "utf8")).version : "-")
+      .update("\0");
   }
   return h.digest("hex");
 }

@@ -10,7 +10,10 @@ try {
   for (const f of ["proto", "buf.yaml", "buf.gen.yaml"]) cpSync(path.join(root, f), path.join(tmp, f), { recursive: true });
   const bin = path.join(root, "node_modules", ".bin");
   execFileSync(path.join(bin, "buf"), ["generate"], { cwd: tmp, env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}` }, stdio: "inherit" });
-  const list = (dir) => readdirSync(dir).flatMap((n) => (statSync(path.join(dir, n)).isDirectory() ? list(path.join(dir, n)).map((x) => path.join(n, x)) : [n])).sort();
+  const list = (dir) =>
+    readdirSync(dir)
+      .flatMap((n) => (statSync(path.join(dir, n)).isDirectory() ? list(path.join(dir, n)).map((x) => path.join(n, x)) : [n]))
+      .sort();
   const want = list(path.join(tmp, "gen"));
   const have = list(path.join(root, "gen"));
   const diff = [...new Set([...want, ...have])].filter((f) => !want.includes(f) || !have.includes(f) || !readFileSync(path.join(tmp, "gen", f)).equals(readFileSync(path.join(root, "gen", f))));

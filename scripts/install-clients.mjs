@@ -21,7 +21,10 @@ const LOCK = path.join(CLIENTS_DIR, ".install.lock");
 /** How long a worker waits for another's install before it gives up. */
 const WAIT_MS = 15 * 60_000;
 
-const lockHash = () => createHash("sha256").update(readFileSync(path.join(CLIENTS_DIR, "package-lock.json"))).digest("hex");
+const lockHash = () =>
+  createHash("sha256")
+    .update(readFileSync(path.join(CLIENTS_DIR, "package-lock.json")))
+    .digest("hex");
 const installed = (hash) => existsSync(MARKER) && readFileSync(MARKER, "utf8") === hash;
 
 function alive(pid) {

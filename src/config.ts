@@ -13,11 +13,7 @@ const parseYaml = (text: string): unknown => (requireYaml("yaml") as typeof impo
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
-const port = z.coerce
-  .number({ error: "expected a port number" })
-  .int("expected a whole number")
-  .min(0, "expected a port between 0 and 65535")
-  .max(65535, "expected a port between 0 and 65535");
+const port = z.coerce.number({ error: "expected a port number" }).int("expected a whole number").min(0, "expected a port between 0 and 65535").max(65535, "expected a port between 0 and 65535");
 
 const boolish = z.union([z.boolean(), z.enum(["1", "0", "true", "false", "yes", "no", ""])]).transform((v) => v === true || v === "1" || v === "true" || v === "yes");
 
@@ -277,7 +273,10 @@ const tasksSchema = z
      * the database. Empty: "embedded" with SQLite (one process per data dir),
      * a random name per process with PostgreSQL.
      */
-    instanceId: z.string().regex(/^[\w.:-]{0,128}$/, "expected up to 128 letters, digits, '_', '.', ':' or '-'").default(DEFAULT_TASKS.instanceId),
+    instanceId: z
+      .string()
+      .regex(/^[\w.:-]{0,128}$/, "expected up to 128 letters, digits, '_', '.', ':' or '-'")
+      .default(DEFAULT_TASKS.instanceId),
     /** How long a task lease lasts without renewal: a killed instance's tasks are taken over after it. */
     leaseMs: z.coerce.number().int("expected a whole number").min(300, "expected at least 300").default(DEFAULT_TASKS.leaseMs),
     /** How often each queue is checked for work to claim (waiting tasks, expired leases). */
@@ -298,7 +297,10 @@ export const imageBotAccountSchema = z
     channel: z.string().min(1).default("local"),
     channelId: z.string().default(""),
     instanceId: z.string().default(""),
-    modes: z.array(z.enum(["RELAX", "FAST", "TURBO"])).min(1).default(["FAST"]),
+    modes: z
+      .array(z.enum(["RELAX", "FAST", "TURBO"]))
+      .min(1)
+      .default(["FAST"]),
     remark: z.string().default(""),
     /** Remix on: variation, reroll and pan wait in MODAL for /submit/modal... */
     remix: z.boolean().default(false),
@@ -309,7 +311,10 @@ export const imageBotAccountSchema = z
     concurrency: z.number().int().min(1).max(100).default(3),
     /** Tasks that may wait for a slot (more: code 24). */
     queueSize: z.number().int().min(0).max(10_000).default(10),
-    botTypes: z.array(z.enum(["PRIMARY_BOT", "ANIME_BOT"])).min(1).default(["PRIMARY_BOT", "ANIME_BOT"]),
+    botTypes: z
+      .array(z.enum(["PRIMARY_BOT", "ANIME_BOT"]))
+      .min(1)
+      .default(["PRIMARY_BOT", "ANIME_BOT"]),
   })
   .strict();
 
@@ -364,7 +369,10 @@ export const fileSchema = z
     dev: z.boolean().optional(),
     coalesceWrites: z.boolean().optional(),
     gcMetrics: z.boolean().optional(),
-    redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
+    redisUrl: z
+      .string()
+      .regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL")
+      .optional(),
     redisPrefix: z.string().optional(),
     databaseUrl: databaseUrl.optional(),
     databaseSchema: databaseSchema.optional(),
@@ -436,7 +444,10 @@ export const configSchema = z.object({
    */
   gcMetrics: z.boolean().default(false),
   /** Redis for limits shared across instances; in-process limits when unset. */
-  redisUrl: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL").optional(),
+  redisUrl: z
+    .string()
+    .regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL")
+    .optional(),
   /** Prefix of every Redis key the gateway writes. */
   redisPrefix: z.string().default("omnigate:"),
   /** PostgreSQL storage (see docs/storage.md); SQLite in dataDir when unset. */
@@ -487,7 +498,16 @@ const ENV: Record<string, { key: keyof z.input<typeof configSchema>; parse?: (v:
   OMNIGATE_FILE_MAX_BYTES: { key: "fileMaxBytes" },
   OMNIGATE_FILE_QUOTA_BYTES: { key: "fileQuotaBytes" },
   /** Comma-separated; "none" for no cross-origin access. */
-  OMNIGATE_CORS_ORIGINS: { key: "corsOrigins", parse: (v) => (v.trim().toLowerCase() === "none" ? [] : v.split(",").map((s) => s.trim()).filter(Boolean)) },
+  OMNIGATE_CORS_ORIGINS: {
+    key: "corsOrigins",
+    parse: (v) =>
+      v.trim().toLowerCase() === "none"
+        ? []
+        : v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
+  },
   OMNIGATE_DEV: { key: "dev", parse: (v) => boolish.parse(v) },
   OMNIGATE_COALESCE_WRITES: { key: "coalesceWrites", parse: (v) => boolish.parse(v) },
   OMNIGATE_GC_METRICS: { key: "gcMetrics", parse: (v) => boolish.parse(v) },
@@ -505,7 +525,14 @@ const ENV: Record<string, { key: keyof z.input<typeof configSchema>; parse?: (v:
 /** Nested environment overrides of the local engine. */
 const LOCAL_ENV: Record<string, { key: keyof LocalConfig; parse: (v: string) => unknown }> = {
   OMNIGATE_LOCAL_CHUNK_MS: { key: "chunkDelayMs", parse: (v) => v },
-  OMNIGATE_LOCAL_BLOCKLIST: { key: "blocklist", parse: (v) => v.split(",").map((s) => s.trim()).filter(Boolean) },
+  OMNIGATE_LOCAL_BLOCKLIST: {
+    key: "blocklist",
+    parse: (v) =>
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+  },
   OMNIGATE_LOCAL_SIGNING_SECRET: { key: "signingSecret", parse: (v) => v },
   OMNIGATE_LOCAL_FAULT_INJECTION: { key: "faultInjection", parse: (v) => v },
   OMNIGATE_LOCAL_TASK_MS: { key: "taskMs", parse: (v) => v },
@@ -526,7 +553,15 @@ const SECTION_ENV: Record<string, { section: "tasks" | "imageBot" | "video"; key
   OMNIGATE_TASK_POLL_MS: { section: "tasks", key: "claimPollMs", parse: (v) => v },
   /** A JSON array of accounts. */
   OMNIGATE_IB_ACCOUNTS: { section: "imageBot", key: "accounts", parse: (v) => JSON.parse(v) },
-  OMNIGATE_IB_BANNED_WORDS: { section: "imageBot", key: "bannedWords", parse: (v) => v.split(",").map((s) => s.trim()).filter(Boolean) },
+  OMNIGATE_IB_BANNED_WORDS: {
+    section: "imageBot",
+    key: "bannedWords",
+    parse: (v) =>
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+  },
   OMNIGATE_IB_TRANSLATE_MODEL: { section: "imageBot", key: "translateModel", parse: (v) => v },
   OMNIGATE_IB_TILE_SIZE: { section: "imageBot", key: "tileSize", parse: (v) => v },
 };
@@ -554,7 +589,14 @@ function readFile(file: string): Record<string, unknown> {
   }
   const parsed = fileSchema.safeParse(raw ?? {});
   if (!parsed.success) {
-    throw new ConfigError(`invalid setting in ${file}: ${formatIssues(parsed.error, (p) => p.map((s) => (typeof s === "number" ? `[${s}]` : String(s))).join(".").replace(/\.\[/g, "["))}`);
+    throw new ConfigError(
+      `invalid setting in ${file}: ${formatIssues(parsed.error, (p) =>
+        p
+          .map((s) => (typeof s === "number" ? `[${s}]` : String(s)))
+          .join(".")
+          .replace(/\.\[/g, "["),
+      )}`,
+    );
   }
   return parsed.data as Record<string, unknown>;
 }

@@ -17,7 +17,15 @@ t.test("defaults", async (t) => {
 });
 
 t.test("environment variables", async (t) => {
-  const c = loadConfig({ OMNIGATE_PORT: "9000", OMNIGATE_GRPC_PORT: "9001", OMNIGATE_HOST: "0.0.0.0", OMNIGATE_PUBLIC_URL: "https://gw.example.com/", OMNIGATE_LOG_LEVEL: "warn", OMNIGATE_DEV: "1", OMNIGATE_LOCAL_BLOCKLIST: "a, b" });
+  const c = loadConfig({
+    OMNIGATE_PORT: "9000",
+    OMNIGATE_GRPC_PORT: "9001",
+    OMNIGATE_HOST: "0.0.0.0",
+    OMNIGATE_PUBLIC_URL: "https://gw.example.com/",
+    OMNIGATE_LOG_LEVEL: "warn",
+    OMNIGATE_DEV: "1",
+    OMNIGATE_LOCAL_BLOCKLIST: "a, b",
+  });
   t.equal(c.port, 9000);
   t.equal(c.grpcPort, 9001);
   t.equal(c.dev, true);
@@ -101,9 +109,27 @@ t.test("connection caps and timeouts: defaults, environment, file", async (t) =>
   t.throws(() => loadConfig({ OMNIGATE_KEEP_ALIVE_TIMEOUT_MS: "0" }), /OMNIGATE_KEEP_ALIVE_TIMEOUT_MS/, "fastify takes 0 as its own default");
 
   const limits = (soft: string) => `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            ${soft}                20000                files     \n`;
-  t.equal(openFileLimit(() => limits("20000")), 20_000);
-  t.equal(openFileLimit(() => limits("unlimited")), undefined);
-  t.equal(openFileLimit(() => { throw new Error("ENOENT"); }), undefined, "no /proc (macOS)");
-  t.same([20_000, 1024, 1_048_576, 1, undefined].map((n) => defaultMaxConnections(n)), [10_000, 512, 10_000, 1, 10_000]);
-  t.same([20_000, 1024, 1_048_576, 1, undefined].map((n) => defaultGrpcMaxSessions(n)), [1_000, 51, 1_000, 1, 1_000]);
+  t.equal(
+    openFileLimit(() => limits("20000")),
+    20_000,
+  );
+  t.equal(
+    openFileLimit(() => limits("unlimited")),
+    undefined,
+  );
+  t.equal(
+    openFileLimit(() => {
+      throw new Error("ENOENT");
+    }),
+    undefined,
+    "no /proc (macOS)",
+  );
+  t.same(
+    [20_000, 1024, 1_048_576, 1, undefined].map((n) => defaultMaxConnections(n)),
+    [10_000, 512, 10_000, 1, 10_000],
+  );
+  t.same(
+    [20_000, 1024, 1_048_576, 1, undefined].map((n) => defaultGrpcMaxSessions(n)),
+    [1_000, 51, 1_000, 1, 1_000],
+  );
 });

@@ -59,7 +59,6 @@ export function standInPart(vendor: string, block: object, text: string): Part {
   return create(PartSchema, { kind: { case: "text", value: { text } }, vendorExtras: { [vendor]: block as JsonObject } });
 }
 
-
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**

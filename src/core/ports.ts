@@ -81,9 +81,7 @@ export interface ImageResult {
 }
 
 /** One event of a streamed image job: previews, then exactly one result. */
-export type ImageStreamEvent =
-  | { kind: "partial"; imageIndex: number; partialIndex: number; data: Uint8Array }
-  | { kind: "result"; result: ImageResult };
+export type ImageStreamEvent = { kind: "partial"; imageIndex: number; partialIndex: number; data: Uint8Array } | { kind: "result"; result: ImageResult };
 
 export interface ImageProvider {
   /** Provider kind: "local", "openai". */

@@ -268,7 +268,16 @@ const invokeStream: AnyFn = async (req) => {
  * context values and the message. Of the caller's context values only the
  * entry format is taken (the facade that made the call sets it).
  */
-function request(stream: boolean, method: DescMethod, target: Target, signal: AbortSignal, header: HeaderInit | undefined, timeoutMs: number | undefined, message: unknown, callerValues: ContextValues | undefined) {
+function request(
+  stream: boolean,
+  method: DescMethod,
+  target: Target,
+  signal: AbortSignal,
+  header: HeaderInit | undefined,
+  timeoutMs: number | undefined,
+  message: unknown,
+  callerValues: ContextValues | undefined,
+) {
   const contextValues = createContextValues().set(callKey, newCall(target, timeoutMs));
   if (callerValues) contextValues.set(formatKey, callerValues.get(formatKey));
   return {
@@ -322,7 +331,15 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
   const unary = chain(opts.interceptors, invokeUnary);
   const stream = chain(opts.interceptors, invokeStream);
 
-  async function unaryWithDeadline(method: DescMethodUnary, target: Target, callerSignal: AbortSignal | undefined, timeoutMs: number, header: HeaderInit | undefined, input: unknown, values: ContextValues | undefined) {
+  async function unaryWithDeadline(
+    method: DescMethodUnary,
+    target: Target,
+    callerSignal: AbortSignal | undefined,
+    timeoutMs: number,
+    header: HeaderInit | undefined,
+    input: unknown,
+    values: ContextValues | undefined,
+  ) {
     const { signal, cleanup } = callSignal(callerSignal, timeoutMs);
     try {
       return await unary(request(false, method, target, signal, header, timeoutMs, create(method.input, input as never), values) as UnaryRequest);
@@ -359,7 +376,8 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
   const transport: DirectTransport = {
     // Typed by the interfaces (Transport, DirectTransport) rather than spelled out again.
     unary: ((method: DescMethodUnary, callerSignal, timeoutMs, header, input, values) => unaryCall(method, callerSignal, timeoutMs, header, input, values, asResponse)) as Transport["unary"],
-    unaryMessage: ((method: DescMethodUnary, callerSignal, timeoutMs, header, input, values) => unaryCall(method, callerSignal, timeoutMs, header, input, values, messageOf)) as DirectTransport["unaryMessage"],
+    unaryMessage: ((method: DescMethodUnary, callerSignal, timeoutMs, header, input, values) =>
+      unaryCall(method, callerSignal, timeoutMs, header, input, values, messageOf)) as DirectTransport["unaryMessage"],
 
     async stream<I extends DescMessage, O extends DescMessage>(
       method: DescMethodStreaming<I, O>,

@@ -40,11 +40,7 @@ export function countPart(p: Part): number {
     case "toolCall":
       return countText(k.value.name) + countText(JSON.stringify(k.value.arguments ?? {}));
     case "toolResult":
-      return (
-        countText(k.value.name) +
-        k.value.content.reduce((n, c) => n + countPart(c), 0) +
-        (k.value.structured ? countText(JSON.stringify(k.value.structured)) : 0)
-      );
+      return countText(k.value.name) + k.value.content.reduce((n, c) => n + countPart(c), 0) + (k.value.structured ? countText(JSON.stringify(k.value.structured)) : 0);
     case "thinking":
       return countText(k.value.text);
     case "redactedThinking":

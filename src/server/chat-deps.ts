@@ -58,7 +58,12 @@ export function chatChannelConfigs(config: Config): Config["channels"] {
   return config.channels.filter((c) => isChatVendor(c) && [...c.models, ...Object.keys(c.modelMap)].some((m) => !isImagePattern(m, images)));
 }
 
-export function createChatDeps(config: Config, local: ChatProvider, localEntries: ModelEntry[], opts: { now?: () => number; log?: UpstreamLogger; states?: ChannelStates; cooldown?: CooldownTracker; onSocket?: (socket: Socket) => void } = {}): ChatDeps {
+export function createChatDeps(
+  config: Config,
+  local: ChatProvider,
+  localEntries: ModelEntry[],
+  opts: { now?: () => number; log?: UpstreamLogger; states?: ChannelStates; cooldown?: CooldownTracker; onSocket?: (socket: Socket) => void } = {},
+): ChatDeps {
   const configs = chatChannelConfigs(config);
   // `local.chatModels` unset: every name while no chat channel is configured, none once one is, so the local
   // engine never answers a real model's name in an upstream's stead.

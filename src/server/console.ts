@@ -130,6 +130,9 @@ export async function ensureConsoleBundle(
     log.info({ ms: Date.now() - started }, "admin console built");
     return true;
   }
-  log.warn({ exitCode: code, output: output.trim().slice(-2000) }, code === 3 ? "vite is not installed: /console says the bundle is missing" : "building the admin console failed: /console says the bundle is missing");
+  log.warn(
+    { exitCode: code, output: output.trim().slice(-2000) },
+    code === 3 ? "vite is not installed: /console says the bundle is missing" : "building the admin console failed: /console says the bundle is missing",
+  );
   return false;
 }

@@ -132,5 +132,26 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
           channels.refresh().catch(() => undefined);
           tasks.imageBot.pool.load().catch(() => undefined);
         }, STATE_REFRESH_MS).unref();
-  return { config, storage, auth, catalog, chatRouting, chat, core, metrics, limiter, lifecycle: { shuttingDown: false }, now, files, images, tasks, videos, channels, stateRefresh, keySignal, writes, log };
+  return {
+    config,
+    storage,
+    auth,
+    catalog,
+    chatRouting,
+    chat,
+    core,
+    metrics,
+    limiter,
+    lifecycle: { shuttingDown: false },
+    now,
+    files,
+    images,
+    tasks,
+    videos,
+    channels,
+    stateRefresh,
+    keySignal,
+    writes,
+    log,
+  };
 }

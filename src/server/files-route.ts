@@ -6,7 +6,10 @@ import { verifyFileUrl } from "../storage/blob/signed-url.js";
 import type { AppDeps } from "./deps.js";
 
 function fail(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
-  return reply.code(status).type("application/json").send({ error: { message, type: "invalid_request_error", param: null, code } });
+  return reply
+    .code(status)
+    .type("application/json")
+    .send({ error: { message, type: "invalid_request_error", param: null, code } });
 }
 
 export const filesRoute: FastifyPluginAsync<{ deps: AppDeps }> = async (app, { deps }) => {
@@ -23,11 +26,6 @@ export const filesRoute: FastifyPluginAsync<{ deps: AppDeps }> = async (app, { d
       return fail(reply, 404, "file_not_found", "The file does not exist or has been deleted.");
     }
     const maxAge = Math.max(0, Number(req.query.exp) - Math.floor(deps.now() / 1000));
-    return reply
-      .type(record.mimeType)
-      .header("content-length", String(record.size))
-      .header("cache-control", `private, max-age=${maxAge}`)
-      .header("x-content-type-options", "nosniff")
-      .send(stream);
+    return reply.type(record.mimeType).header("content-length", String(record.size)).header("cache-control", `private, max-age=${maxAge}`).header("x-content-type-options", "nosniff").send(stream);
   });
 };

@@ -61,7 +61,9 @@ export function unauthenticatedAnswer(contentType: string | undefined, message: 
   if (type.startsWith("application/grpc")) {
     const status = { "grpc-status": UNAUTHENTICATED_GRPC, "grpc-message": encodeURIComponent(message) };
     // HTTP/1.1 has no trailers a gRPC client reads: the status goes in the headers (a trailers-only answer).
-    return http2 ? { status: 200, headers: { "content-type": type }, body: new Uint8Array(0), trailers: status } : { status: 200, headers: { "content-type": type, ...status }, body: new Uint8Array(0) };
+    return http2
+      ? { status: 200, headers: { "content-type": type }, body: new Uint8Array(0), trailers: status }
+      : { status: 200, headers: { "content-type": type, ...status }, body: new Uint8Array(0) };
   }
   if (type.startsWith("application/connect+")) {
     const end = enc.encode(JSON.stringify({ error: { code: "unauthenticated", message } }));

@@ -43,8 +43,7 @@ export async function run(opts: { v8Flags: readonly string[] }): Promise<void> {
   if (boot.generatedSecret) {
     // Printed once: the store keeps only its hash.
     process.stdout.write(
-      `\nomnigate: created an admin API key (shown only this once, store it now):\n\n  ${boot.generatedSecret}\n\n` +
-        `Set OMNIGATE_BOOTSTRAP_KEY to choose your own key instead.\n\n`,
+      `\nomnigate: created an admin API key (shown only this once, store it now):\n\n  ${boot.generatedSecret}\n\n` + `Set OMNIGATE_BOOTSTRAP_KEY to choose your own key instead.\n\n`,
     );
   }
 

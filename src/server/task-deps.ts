@@ -44,7 +44,17 @@ export interface TaskDeps {
 export function imageBotAccounts(config: Config): AccountSettings[] {
   const mj = config.channels.filter((c) => c.provider === "midjourney");
   if (config.imageBot.accounts.length > 0) return config.imageBot.accounts.map((a) => ({ ...a }));
-  const base = { channelId: "", instanceId: "", modes: ["FAST" as const], remark: "", remix: false, remixAutoSubmit: false, enabled: true, queueSize: 10, botTypes: ["PRIMARY_BOT" as const, "ANIME_BOT" as const] };
+  const base = {
+    channelId: "",
+    instanceId: "",
+    modes: ["FAST" as const],
+    remark: "",
+    remix: false,
+    remixAutoSubmit: false,
+    enabled: true,
+    queueSize: 10,
+    botTypes: ["PRIMARY_BOT" as const, "ANIME_BOT" as const],
+  };
   return [{ ...base, id: "local", channel: "local", concurrency: 3 }, ...mj.map((c) => ({ ...base, id: c.name, channel: c.name, concurrency: 10, remark: `midjourney-proxy ${c.name}` }))];
 }
 

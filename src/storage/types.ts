@@ -304,7 +304,10 @@ export interface TaskOutboxStore {
    */
   claimDue(owner: string, now: number, limit: number, claimMs: number): Promise<OutboxMessage[]>;
   /** Records an attempt's outcome and ends its claim; with `owner`, only while that owner holds the claim. */
-  settle(id: string, patch: { status: OutboxMessage["status"]; attempts: number; nextAttemptTime: number; lastError?: string | undefined; updateTime: number; owner?: string | undefined }): Promise<void>;
+  settle(
+    id: string,
+    patch: { status: OutboxMessage["status"]; attempts: number; nextAttemptTime: number; lastError?: string | undefined; updateTime: number; owner?: string | undefined },
+  ): Promise<void>;
   listForTask(taskId: string): Promise<OutboxMessage[]>;
   /** Removes delivered and dead messages last updated before `time`; returns how many. */
   deleteSettledBefore(time: number, limit: number): Promise<number>;

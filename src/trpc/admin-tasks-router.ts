@@ -104,7 +104,9 @@ export const accountsRouter = t.router({
   }),
   update: t.procedure.input(accountFields).mutation(async ({ input, ctx }) => {
     const { id, modes, botTypes, ...rest } = input;
-    const mask = Object.keys(input).filter((k) => k !== "id" && input[k as keyof typeof input] !== undefined).map(snake);
+    const mask = Object.keys(input)
+      .filter((k) => k !== "id" && input[k as keyof typeof input] !== undefined)
+      .map(snake);
     const account = {
       id,
       ...rest,

@@ -21,18 +21,16 @@ const FINISH_NAMES: Record<number, string> = Object.fromEntries(
 export const appRouter = t.router({
   admin: adminRouter,
   models: t.router({
-    list: t.procedure
-      .input(z.object({ capability: z.enum(["chat", "image", "image-bot", "video"]).optional() }).optional())
-      .query(async ({ input, ctx }) => {
-        const res = await core(() => ctx.clients.models.listModels({ capability: input?.capability ? CAPABILITIES[input.capability] : Capability.UNSPECIFIED }, ctx.call));
-        return res.models.map((m) => ({
-          id: m.id,
-          displayName: m.displayName,
-          ownedBy: m.ownedBy,
-          provider: m.provider,
-          capabilities: m.capabilities.map((c) => Capability[c].toLowerCase()),
-        }));
-      }),
+    list: t.procedure.input(z.object({ capability: z.enum(["chat", "image", "image-bot", "video"]).optional() }).optional()).query(async ({ input, ctx }) => {
+      const res = await core(() => ctx.clients.models.listModels({ capability: input?.capability ? CAPABILITIES[input.capability] : Capability.UNSPECIFIED }, ctx.call));
+      return res.models.map((m) => ({
+        id: m.id,
+        displayName: m.displayName,
+        ownedBy: m.ownedBy,
+        provider: m.provider,
+        capabilities: m.capabilities.map((c) => Capability[c].toLowerCase()),
+      }));
+    }),
   }),
   chat: t.router({
     generate: t.procedure.input(chatGenerateInput).mutation(async ({ input, ctx }) => {

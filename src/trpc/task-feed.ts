@@ -105,9 +105,7 @@ async function snapshot(ctx: TrpcContext, input: FeedInput): Promise<FeedItem[]>
   const inPhase = (i: FeedItem) => input.phases.length === 0 || input.phases.includes(i.phase);
   const [tasks, videos] = await Promise.all([
     wants("image-bot")
-      ? core(() =>
-          ctx.clients.tasks.listTasks({ statuses: input.phases.flatMap((p) => PHASE_STATUSES[p]).map((s) => Status[s]), pageSize: input.limit }, ctx.call),
-        ).then((r) => r.tasks.map(taskItem))
+      ? core(() => ctx.clients.tasks.listTasks({ statuses: input.phases.flatMap((p) => PHASE_STATUSES[p]).map((s) => Status[s]), pageSize: input.limit }, ctx.call)).then((r) => r.tasks.map(taskItem))
       : [],
     // ListVideos has no status filter: the newest page, filtered here.
     wants("video") ? core(() => ctx.clients.videos.listVideos({ limit: 100, order: "desc" }, ctx.call)).then((r) => r.videos.map((v) => videoItem(videoView(v)))) : [],

@@ -22,4 +22,3 @@ export async function core<T>(fn: () => Promise<T>): Promise<T> {
     throw toTrpcError(err);
   }
 }
-

@@ -62,7 +62,11 @@ t.test("text, streams, tools, objects and thinking through both chat providers",
     const thought = await generateText({ model, prompt: "Think, then answer", providerOptions: thinking as never });
     t.ok(thought.reasoningText && thought.reasoningText.length > 0, `${name}: reasoning comes back`);
     t.equal(thought.text, "You said: Think, then answer", `${name}: and the answer after it`);
-    const again = await generateText({ model, messages: [{ role: "user", content: "Think, then answer" }, ...thought.response.messages, { role: "user", content: "and again" }], providerOptions: thinking as never });
+    const again = await generateText({
+      model,
+      messages: [{ role: "user", content: "Think, then answer" }, ...thought.response.messages, { role: "user", content: "and again" }],
+      providerOptions: thinking as never,
+    });
     t.equal(again.text, "You said: and again", `${name}: the signed reasoning goes back and is accepted`);
   }
 });

@@ -55,8 +55,15 @@ t.test("say hi: one turn, text", async (t) => {
   const out = JSON.parse(res.stdout) as Result;
   t.match(out, { type: "result", subtype: "success", is_error: false, num_turns: 1, result: "You said: say hi" });
   t.same(calls, [], "no tool call");
-  t.ok(exchanges.some((x) => x.url.startsWith("/v1/messages") && x.status === 200), "it went through the Messages format");
-  t.same(exchanges.filter((x) => x.status !== 200).map((x) => `${x.method} ${x.url} ${x.status}`), [], "every request was served");
+  t.ok(
+    exchanges.some((x) => x.url.startsWith("/v1/messages") && x.status === 200),
+    "it went through the Messages format",
+  );
+  t.same(
+    exchanges.filter((x) => x.status !== 200).map((x) => `${x.method} ${x.url} ${x.status}`),
+    [],
+    "every request was served",
+  );
 });
 
 t.test("say hi, streamed as JSON events, with a Bearer token", async (t) => {
@@ -64,11 +71,21 @@ t.test("say hi, streamed as JSON events, with a Bearer token", async (t) => {
   t.teardown(box.remove);
   const { res, calls } = await traced(gw, () => claude(box, "ANTHROPIC_AUTH_TOKEN", "say hi", "--output-format", "stream-json", "--verbose"));
   t.equal(res.code, 0, res.stderr);
-  const events = res.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; message?: { content: Array<{ type: string; text?: string }> } } & Partial<Result>);
+  const events = res.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { type: string; message?: { content: Array<{ type: string; text?: string }> } } & Partial<Result>);
   t.equal(events[0]?.type, "system", "it starts with the init event");
   const blocks = events.filter((e) => e.type === "assistant").flatMap((e) => e.message!.content);
-  t.same(blocks.filter((b) => b.type === "tool_use"), [], "no tool_use");
-  t.same(blocks.filter((b) => b.type === "text").map((b) => b.text), ["You said: say hi"]);
+  t.same(
+    blocks.filter((b) => b.type === "tool_use"),
+    [],
+    "no tool_use",
+  );
+  t.same(
+    blocks.filter((b) => b.type === "text").map((b) => b.text),
+    ["You said: say hi"],
+  );
   t.match(events.at(-1), { type: "result", subtype: "success", num_turns: 1, result: "You said: say hi" });
   t.same(calls, []);
 });

@@ -61,8 +61,15 @@ t.test("say hi: one text answer", async (t) => {
   t.equal(out.error, undefined);
   t.equal(out.stats.tools.totalCalls, 0);
   t.same(calls, [], "no function call");
-  t.ok(exchanges.some((x) => x.url.includes(":streamGenerateContent") && x.status === 200), "it went through the generate-content format");
-  t.same(exchanges.filter((x) => x.status !== 200).map((x) => `${x.method} ${x.url} ${x.status}`), [], "every request was served");
+  t.ok(
+    exchanges.some((x) => x.url.includes(":streamGenerateContent") && x.status === 200),
+    "it went through the generate-content format",
+  );
+  t.same(
+    exchanges.filter((x) => x.status !== 200).map((x) => `${x.method} ${x.url} ${x.status}`),
+    [],
+    "every request was served",
+  );
 });
 
 t.test("use the list_directory tool: one call, then the answer with the listing", async (t) => {

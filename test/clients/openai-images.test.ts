@@ -63,7 +63,9 @@ t.test("streamed partial images, generations and edits", async (t) => {
     const meta = await sharp(Buffer.from(done.b64_json, "base64")).metadata();
     t.equal(meta.width, 1024);
   }
-  const png = await sharp({ create: { width: 64, height: 64, channels: 4, background: "#3366ff" } }).png().toBuffer();
+  const png = await sharp({ create: { width: 64, height: 64, channels: 4, background: "#3366ff" } })
+    .png()
+    .toBuffer();
   const edit = await client.images.edit({ model: "gpt-image-1", prompt: "make it warmer", image: await toFile(png, "in.png", { type: "image/png" }), stream: true, partial_images: 2 });
   const types = [];
   for await (const e of edit) types.push(e.type);

@@ -122,7 +122,11 @@ t.test("three instances, one killed with SIGKILL: nothing accepted is lost or do
       // being down (a killed instance refuses at once, so this costs nothing).
       for (let attempt = 0; attempt < 2; attempt++) {
         try {
-          return await fetch(`http://127.0.0.1:${ports[n]}${p}`, { method: init.method ?? (init.body ? "POST" : "GET"), headers: headers(init.key), ...(init.body ? { body: JSON.stringify(init.body) } : {}) });
+          return await fetch(`http://127.0.0.1:${ports[n]}${p}`, {
+            method: init.method ?? (init.body ? "POST" : "GET"),
+            headers: headers(init.key),
+            ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+          });
         } catch {
           if (attempt === 1) alive[n] = false;
         }
@@ -263,7 +267,9 @@ t.test("three instances, one killed with SIGKILL: nothing accepted is lost or do
   t.equal(budgetAnswers.filter((a) => a.code === 1 || a.code === 22).length, 10, "a budget of 10 credits buys exactly 10 one-credit tasks across instances");
   const limited = await createKey({ name: "limited", limits: { requestsPerMinute: 5 } });
   const limitAnswers = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => send(i, "/v1/messages", { key: limited.secret, body: { model: "local-chat", max_tokens: 16, messages: [{ role: "user", content: "hi" }] } }).then((r) => r.status)),
+    Array.from({ length: 20 }, (_, i) =>
+      send(i, "/v1/messages", { key: limited.secret, body: { model: "local-chat", max_tokens: 16, messages: [{ role: "user", content: "hi" }] } }).then((r) => r.status),
+    ),
   );
   const ok = limitAnswers.filter((s) => s === 200).length;
   t.ok(ok >= 5 && ok <= 6, `a limit of 5 requests a minute lets about 5 through across instances (got ${ok})`);
@@ -281,7 +287,9 @@ t.test("three instances, one killed with SIGKILL: nothing accepted is lost or do
   await db.connect();
   const conns = (await db.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows[0].n as number;
   await db.end();
-  t.comment(`sizing: ${ibIds.length} image-bot tasks + ${VIDEOS} videos in ${((Date.now() - started) / 1000).toFixed(0)} s; RSS of the live instances ${rss.join(" / ")} MB (tsx, not node alone); ${conns} PostgreSQL connections open in the database`);
+  t.comment(
+    `sizing: ${ibIds.length} image-bot tasks + ${VIDEOS} videos in ${((Date.now() - started) / 1000).toFixed(0)} s; RSS of the live instances ${rss.join(" / ")} MB (tsx, not node alone); ${conns} PostgreSQL connections open in the database`,
+  );
 
   for (const g of gateways.slice(1)) g.proc.kill("SIGTERM");
   t.same(await Promise.all(gateways.slice(1).map((g) => g.exited)), [0, 0], "the live instances stop gracefully");

@@ -31,19 +31,36 @@ const { page, log } = await newPage(browser, server.baseUrl);
 
 const trpc = (key = ADMIN_KEY) => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${server.baseUrl}/trpc`, headers: { authorization: `Bearer ${key}` } })] });
 const admin = trpc();
-const byTestId = (id: string, attrs: Record<string, string> = {}) => page.locator(`[data-testid="${id}"]${Object.entries(attrs).map(([k, v]) => `[data-${k}="${v}"]`).join("")}`);
+const byTestId = (id: string, attrs: Record<string, string> = {}) =>
+  page.locator(
+    `[data-testid="${id}"]${Object.entries(attrs)
+      .map(([k, v]) => `[data-${k}="${v}"]`)
+      .join("")}`,
+  );
 
 /** Waits (bounded) until the locator's text matches. */
 async function waitText(l: Locator, re: RegExp, timeoutMs = 15_000): Promise<string> {
-  const values = await sample(async () => ((await l.count()) ? ((await l.first().textContent()) ?? "").trim() : "<absent>"), (v) => re.test(v), timeoutMs);
+  const values = await sample(
+    async () => ((await l.count()) ? ((await l.first().textContent()) ?? "").trim() : "<absent>"),
+    (v) => re.test(v),
+    timeoutMs,
+  );
   return values.at(-1)!;
 }
 async function waitAttr(l: Locator, name: string, want: string, timeoutMs = 15_000): Promise<void> {
-  await sample(() => l.getAttribute(name), (v) => v === want, timeoutMs);
+  await sample(
+    () => l.getAttribute(name),
+    (v) => v === want,
+    timeoutMs,
+  );
 }
 /** Waits (bounded) until a form control's value is `want`: a select shows a value only once its options have loaded. */
 async function waitValue(l: Locator, want: string, timeoutMs = 15_000): Promise<string> {
-  const values = await sample(() => l.inputValue(), (v) => v === want, timeoutMs);
+  const values = await sample(
+    () => l.inputValue(),
+    (v) => v === want,
+    timeoutMs,
+  );
   return values.at(-1)!;
 }
 const go = async (nav: string) => {
@@ -103,7 +120,11 @@ test("playground imagine: the live list shows the progress bar moving until SUCC
   );
   const progress = seen.map((v) => v.progress);
   t.ok(new Set(progress.filter((p) => p > 0 && p < 100)).size >= 2, `the bar moved through several values: ${JSON.stringify(seen)}`);
-  t.same(progress, [...progress].sort((a, b) => a - b), "and never went back");
+  t.same(
+    progress,
+    [...progress].sort((a, b) => a - b),
+    "and never went back",
+  );
   t.equal(seen.at(-1)!.progress, 100);
   t.match(await row.locator(".progress-fill").getAttribute("style"), /width: 100%/);
   t.equal(await row.getAttribute("data-kind"), "image-bot");
@@ -112,7 +133,10 @@ test("playground imagine: the live list shows the progress bar moving until SUCC
   await waitText(detail.getByTestId("task-detail-status"), /^SUCCESS$/);
   await detail.getByTestId("task-buttons").waitFor();
   t.same(await detail.getByTestId("task-button").evaluateAll((els) => els.map((e) => (e as unknown as Attrs).getAttribute("data-label"))), ["U1", "U2", "U3", "U4", "🔄", "V1", "V2", "V3", "V4"]);
-  await sample(() => detail.getByTestId("task-image").evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth), (w) => w > 0);
+  await sample(
+    () => detail.getByTestId("task-image").evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+    (w) => w > 0,
+  );
   t.pass("the grid image loaded");
 
   await byTestId("task-filter-status").selectOption("failed");
@@ -252,7 +276,11 @@ test("usage: a key's usage from the Keys page; totals, spent and the chart move 
   await waitAttr(byTestId("usage-key-facts").getByTestId("key-budget"), "data-spent", "2");
   t.equal(await byTestId("usage-chart-empty").count(), 0);
   const bars = await byTestId("usage-bar").evaluateAll((els) => els.map((e) => Number((e as unknown as Attrs).getAttribute("data-total"))));
-  t.equal(bars.reduce((a, b) => a + b, 0), 3, "the chart's bars add up to the total");
+  t.equal(
+    bars.reduce((a, b) => a + b, 0),
+    3,
+    "the chart's bars add up to the total",
+  );
   const axis = await chartAxis();
   t.ok(axis.ticks.every(Number.isInteger), `whole-number ticks for counts: ${axis.ticks}`);
   t.equal(new Set(axis.labels).size, axis.labels.length, `no repeated labels: ${axis.labels}`);
@@ -263,7 +291,16 @@ test("usage: a key's usage from the Keys page; totals, spent and the chart move 
   await byTestId("usage-legend-item", { name: "usage-probe" }).waitFor();
   t.pass("per key, named");
   // The records list loads apart from the chart: wait for it rather than read it at once.
-  t.equal((await sample(() => byTestId("usage-record").count(), (n) => n === 3)).at(-1), 3, "the latest records");
+  t.equal(
+    (
+      await sample(
+        () => byTestId("usage-record").count(),
+        (n) => n === 3,
+      )
+    ).at(-1),
+    3,
+    "the latest records",
+  );
 
   await page.reload();
   await waitText(byTestId("usage-key-facts"), /^usage-probe/);
@@ -329,7 +366,10 @@ test("accounts: edit concurrency, queue size, modes and remark; invalid values s
   // Three imagines on one slot: one runs, the others wait, and the column says so.
   const codes = [];
   for (const n of [1, 2, 3]) codes.push((await admin.imageBot.imagine.mutate({ prompt: `slot ${n}` })).code);
-  t.ok(codes.every((c) => c === 1 || c === 22), `submitted or queued: ${codes}`);
+  t.ok(
+    codes.every((c) => c === 1 || c === 22),
+    `submitted or queued: ${codes}`,
+  );
   const seen = await sample(
     async () => {
       await byTestId("channels-refresh").click();
@@ -339,7 +379,10 @@ test("accounts: edit concurrency, queue size, modes and remark; invalid values s
     (v) => v.running === 1 && v.queued >= 1,
     10_000,
   );
-  t.ok(seen.every((v) => v.running <= 1 && v.queued <= 4), `never more than the limits: ${JSON.stringify(seen)}`);
+  t.ok(
+    seen.every((v) => v.running <= 1 && v.queued <= 4),
+    `never more than the limits: ${JSON.stringify(seen)}`,
+  );
 });
 
 test("playground: a chat streamed token by token, an image and a video", async (t) => {
@@ -361,8 +404,15 @@ test("playground: a chat streamed token by token, an image and a video", async (
   const partials = (await page.evaluate("window.__steps")) as string[];
   // The local engine streams a few words per chunk: the answer shows up in several steps.
   t.ok(partials.length >= 3, `the answer grew in steps: ${JSON.stringify(partials)}`);
-  t.ok(partials.every((p) => final.startsWith(p)), "each step a prefix of the answer");
-  t.same(partials, [...partials].sort((a, b) => a.length - b.length), "and only grew");
+  t.ok(
+    partials.every((p) => final.startsWith(p)),
+    "each step a prefix of the answer",
+  );
+  t.same(
+    partials,
+    [...partials].sort((a, b) => a.length - b.length),
+    "and only grew",
+  );
   t.match(await byTestId("chat-status").textContent(), /finish: stop/);
 
   await byTestId("image-prompt").fill("a lighthouse");
@@ -370,7 +420,13 @@ test("playground: a chat streamed token by token, an image and a video", async (
   await byTestId("image-submit").click();
   const img = byTestId("image-output");
   await img.waitFor();
-  t.equal(await sample(() => img.evaluate((e) => (e as unknown as { naturalWidth: number }).naturalWidth), (w) => w > 0).then((v) => v.at(-1)), 256);
+  t.equal(
+    await sample(
+      () => img.evaluate((e) => (e as unknown as { naturalWidth: number }).naturalWidth),
+      (w) => w > 0,
+    ).then((v) => v.at(-1)),
+    256,
+  );
 
   await byTestId("video-prompt").fill("a calico cat");
   await byTestId("video-seconds").fill("1");

@@ -86,7 +86,10 @@ t.test("a network error is retried until closed", async (t) => {
   const es = new FetchEventSource(srv.url, { retryMs: 10 });
   const events = record(es, ["error"]);
   await until(() => srv.count() >= 3);
-  t.ok(events.every((e) => (e as { state?: number }).state === es.CONNECTING), "each failure reported while reconnecting");
+  t.ok(
+    events.every((e) => (e as { state?: number }).state === es.CONNECTING),
+    "each failure reported while reconnecting",
+  );
   es.close();
   const count = srv.count();
   await new Promise((r) => setTimeout(r, 60));

@@ -104,7 +104,10 @@ t.test("ensureConsoleBundle builds a missing bundle and never fails the start", 
   t.equal(await ensureConsoleBundle(log, { dir: out, script: broken }), false);
   t.match(logs.at(-1), { level: "warn", msg: /failed/ });
 
-  const builds = script("builds.mjs", `import { mkdirSync, writeFileSync } from "node:fs"; mkdirSync(${JSON.stringify(out)}, { recursive: true }); writeFileSync(${JSON.stringify(path.join(out, "index.html"))}, "x");`);
+  const builds = script(
+    "builds.mjs",
+    `import { mkdirSync, writeFileSync } from "node:fs"; mkdirSync(${JSON.stringify(out)}, { recursive: true }); writeFileSync(${JSON.stringify(path.join(out, "index.html"))}, "x");`,
+  );
   t.equal(await ensureConsoleBundle(log, { dir: out, script: builds }), true);
   t.match(logs.at(-1), { level: "info", msg: "admin console built" });
 

@@ -30,7 +30,10 @@ for (const [name, make] of transports) {
     const chat = createClient(ChatService, transport);
 
     const list = await models.listModels({}, { headers });
-    t.ok(list.models.find((m) => m.id === "gemini-2.5-flash"), "lists models");
+    t.ok(
+      list.models.find((m) => m.id === "gemini-2.5-flash"),
+      "lists models",
+    );
 
     const got = await models.getModel({ id: "models/gemini-2.5-flash" }, { headers });
     t.equal(got.model?.id, "gemini-2.5-flash", "GetModel accepts the models/ prefix");

@@ -12,7 +12,10 @@ import { MAX_INPUT_PIXELS, PIXEL_LIMIT_TEXT, withinPixelLimit } from "../../src/
 import { sniffImage } from "../../src/core/video/reference.js";
 import { ADMIN_KEY, startServer } from "../helpers/app.js";
 
-const png = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: "#fff" } }).png({ compressionLevel: 9 }).toBuffer();
+const png = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: "#fff" } })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
 const bomb = await png(8000, 8000);
 const dataUrl = (b: Buffer) => `data:image/png;base64,${b.toString("base64")}`;
 const auth = { authorization: `Bearer ${ADMIN_KEY}` };
@@ -40,7 +43,11 @@ t.test("a bomb on every surface: the surface's own invalid-image error", async (
   const s = await startServer({ config: { local: { taskMs: 50, chunkDelayMs: 0 }, imageBot: { tileSize: 32 } } as never });
   t.teardown(() => s.close());
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${s.baseUrl}${path}`, { method: "POST", headers: { ...auth, ...(body instanceof FormData ? {} : { "content-type": "application/json" }) }, body: body instanceof FormData ? body : JSON.stringify(body) });
+    const res = await fetch(`${s.baseUrl}${path}`, {
+      method: "POST",
+      headers: { ...auth, ...(body instanceof FormData ? {} : { "content-type": "application/json" }) },
+      body: body instanceof FormData ? body : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   const small = await png(64, 64);

@@ -47,7 +47,11 @@ async function rejectsWith(t: Test, p: Promise<unknown>, cls: abstract new (...a
 t.test("messages (/v1/messages)", async (t) => {
   const client = (apiKey: string) => new Anthropic({ apiKey, baseURL: server.baseUrl, maxRetries: 0 });
   const call = (apiKey: string, model = "claude-sonnet-4-6") => client(apiKey).messages.create({ model, max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
-  const none = await raw("/v1/messages", { method: "POST", headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" }, body: JSON.stringify({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }) });
+  const none = await raw("/v1/messages", {
+    method: "POST",
+    headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+    body: JSON.stringify({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }),
+  });
   t.equal(none.status, 401);
   t.match(await none.json(), { type: "error", error: { type: "authentication_error" } });
   await rejectsWith(t, call("sk-og-wrong"), Anthropic.AuthenticationError, "AuthenticationError");
@@ -62,12 +66,20 @@ t.test("messages (/v1/messages)", async (t) => {
 t.test("generate-content (/v1beta)", async (t) => {
   const call = (apiKey: string, model = "gemini-2.5-flash") => new GoogleGenAI({ apiKey, httpOptions: { baseUrl: server.baseUrl } }).models.generateContent({ model, contents: "hi" });
   const statusOf = async (p: Promise<unknown>) => ((await p.catch((e: unknown) => e)) as { status?: number }).status;
-  const none = await raw("/v1beta/models/gemini-2.5-flash:generateContent", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
+  const none = await raw("/v1beta/models/gemini-2.5-flash:generateContent", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }),
+  });
   t.equal(none.status, 401);
   t.match(await none.json(), { error: { code: 401, status: "UNAUTHENTICATED" } });
   t.equal(await statusOf(call("sk-og-wrong")), 400, "a wrong key: Google's 400 API_KEY_INVALID");
   t.equal(await statusOf(call(keys.wrongScope!)), 403);
-  const poor = await raw(`/v1beta/models/priced-gemini:generateContent?key=${keys.poor}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
+  const poor = await raw(`/v1beta/models/priced-gemini:generateContent?key=${keys.poor}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }),
+  });
   t.equal(poor.status, 403);
   t.match(await poor.json(), { error: { status: "PERMISSION_DENIED" } });
   await call(keys["limited-gemini"]!);
@@ -117,7 +129,12 @@ t.test("image-bot (/ib)", async (t) => {
 });
 
 t.test("video (/v1/videos and /v1/video/generations)", async (t) => {
-  const own = { scope: await createKey({ formats: ["images"] }), poor: await createKey({ budget: 0.5 }), limited: keys["limited-video"]!, limited2: await createKey({ limits: { requestsPerMinute: 1 } }) };
+  const own = {
+    scope: await createKey({ formats: ["images"] }),
+    poor: await createKey({ budget: 0.5 }),
+    limited: keys["limited-video"]!,
+    limited2: await createKey({ limits: { requestsPerMinute: 1 } }),
+  };
   const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
   const call = (apiKey: string, model = "local-video") =>
     client(apiKey).videos.create({ model: model as OpenAI.Videos.VideoModel, prompt: "a calico cat", seconds: "1" as OpenAI.Videos.VideoSeconds, size: "160x90" as OpenAI.Videos.VideoSize });

@@ -14,7 +14,18 @@ import { startGrpcListener, type GrpcListener } from "../../src/server/grpc-list
 export const ADMIN_KEY = "sk-test-admin-0123456789";
 
 /** Upstream settings for tests against fake upstreams: one attempt, short timeouts. */
-export const ONE_ATTEMPT = { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 0, maxAttempts: 1, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 4 };
+export const ONE_ATTEMPT = {
+  connectTimeoutMs: 1000,
+  firstByteTimeoutMs: 5000,
+  chunkTimeoutMs: 5000,
+  retries: 0,
+  maxAttempts: 1,
+  backoffMs: 1,
+  maxBackoffMs: 10,
+  cooldownMs: 60_000,
+  cooldownAfterFailures: 2,
+  connections: 4,
+};
 
 /** A channel serving `models` from `baseUrl`, keyed `key-<name>`. */
 export function testChannel(name: string, provider: ChannelConfig["provider"], baseUrl: string, models: string[]): ChannelConfig {
@@ -38,9 +49,7 @@ export function tempDir(prefix = "omnigate-test-"): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
-export async function startServer(
-  opts: { config?: Partial<Config>; grpc?: boolean; now?: () => number; dataDir?: string; keepDataDir?: boolean } = {},
-): Promise<TestServer> {
+export async function startServer(opts: { config?: Partial<Config>; grpc?: boolean; now?: () => number; dataDir?: string; keepDataDir?: boolean } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   const config = configSchema.parse({ port: 0, grpcPort: 0, host: "127.0.0.1", dataDir, logLevel: "silent", bootstrapKey: ADMIN_KEY, ...opts.config });
   const deps = await createDeps(config, opts.now ? { now: opts.now } : {});

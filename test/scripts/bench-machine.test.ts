@@ -21,7 +21,17 @@ const flat = {
 
 t.test("lscpu's flat JSON", async (t) => {
   const m = machineFromLscpu(flat);
-  t.same(m, { model: "Intel(R) Xeon(R) Processor", family: "6", modelNumber: "167", stepping: "1", cpus: "2", l1d: "96 KiB (2 instances)", l2: "4 MiB (2 instances)", l3: "480 MiB (1 instance)", hypervisor: "KVM" });
+  t.same(m, {
+    model: "Intel(R) Xeon(R) Processor",
+    family: "6",
+    modelNumber: "167",
+    stepping: "1",
+    cpus: "2",
+    l1d: "96 KiB (2 instances)",
+    l2: "4 MiB (2 instances)",
+    l3: "480 MiB (1 instance)",
+    hypervisor: "KVM",
+  });
   t.equal(describeMachine(m), "Intel(R) Xeon(R) Processor (family 6, model 167, stepping 1), 2 CPUs, L1d 96 KiB (2 instances), L2 4 MiB (2 instances), L3 480 MiB (1 instance), under KVM");
 });
 
@@ -29,8 +39,28 @@ t.test("lscpu's nested JSON (fields under children, null data skipped)", async (
   const nested = {
     lscpu: [
       { field: "Architecture:", data: "aarch64", children: [{ field: "CPU op-mode(s):", data: "64-bit" }] },
-      { field: "Vendor ID:", data: "ARM", children: [{ field: "Model name:", data: "Neoverse-N1", children: [{ field: "Model:", data: "1" }, { field: "Stepping:", data: null }] }] },
-      { field: "Caches (sum of all):", data: null, children: [{ field: "L2:", data: "2 MiB (2 instances)" }, { field: "L2 cache:", data: "2 MiB (2 instances)" }] },
+      {
+        field: "Vendor ID:",
+        data: "ARM",
+        children: [
+          {
+            field: "Model name:",
+            data: "Neoverse-N1",
+            children: [
+              { field: "Model:", data: "1" },
+              { field: "Stepping:", data: null },
+            ],
+          },
+        ],
+      },
+      {
+        field: "Caches (sum of all):",
+        data: null,
+        children: [
+          { field: "L2:", data: "2 MiB (2 instances)" },
+          { field: "L2 cache:", data: "2 MiB (2 instances)" },
+        ],
+      },
     ],
   };
   const m = machineFromLscpu(nested);
@@ -46,7 +76,18 @@ t.test("no model name: undefined, and described as unknown", async (t) => {
 });
 
 t.test("/proc/cpuinfo", async (t) => {
-  const text = ["processor\t: 0", "cpu family\t: 6", "model\t\t: 167", "model name\t: Intel(R) Xeon(R) Processor", "", "processor\t: 1", "cpu family\t: 6", "model\t\t: 167", "model name\t: Intel(R) Xeon(R) Processor", ""].join("\n");
+  const text = [
+    "processor\t: 0",
+    "cpu family\t: 6",
+    "model\t\t: 167",
+    "model name\t: Intel(R) Xeon(R) Processor",
+    "",
+    "processor\t: 1",
+    "cpu family\t: 6",
+    "model\t\t: 167",
+    "model name\t: Intel(R) Xeon(R) Processor",
+    "",
+  ].join("\n");
   const m = machineFromCpuinfo(text);
   t.same(m, { model: "Intel(R) Xeon(R) Processor", cpus: "2", family: "6", modelNumber: "167" });
   t.equal(describeMachine(m), "Intel(R) Xeon(R) Processor (family 6, model 167), 2 CPUs");

@@ -233,7 +233,11 @@ t.test("start.mjs builds, stops esbuild and runs the build's main in its own pro
   t.equal(await bad.exited, 1, "a build error stops the start");
   t.match(bad.err(), /ERROR\] Unexpected ";"[\s\S]*src\/lib\/greet\.ts:1:\d+/, "esbuild's error names the file and line");
   t.match(bad.err(), /omnigate: could not build the server: esbuild failed/);
-  t.same(entries(root).filter((n) => n.startsWith(".")), [], "no temp dir left");
+  t.same(
+    entries(root).filter((n) => n.startsWith(".")),
+    [],
+    "no temp dir left",
+  );
   t.notOk(existsSync(path.join(outRoot(root), sourceHash(root))), "nothing built for the broken tree");
 });
 

@@ -34,11 +34,23 @@ t.test("unknown paths: the 404 of the format whose client sent it", async (t) =>
     status: 404,
     body: { error: { message: "Invalid URL (POST /v1/chat/completions)", type: "invalid_request_error", param: null, code: "unknown_url" } },
   });
-  t.same(unknownUrlReply("/v1/complete", "anthropic", "req_1", "POST"), { status: 404, body: { type: "error", error: { type: "not_found_error", message: "Invalid URL (POST /v1/complete)" }, request_id: "req_1" } });
+  t.same(unknownUrlReply("/v1/complete", "anthropic", "req_1", "POST"), {
+    status: 404,
+    body: { type: "error", error: { type: "not_found_error", message: "Invalid URL (POST /v1/complete)" }, request_id: "req_1" },
+  });
   t.match(unknownUrlReply("/v1/models/x:embedContent", "gemini", "req_1", "POST"), { status: 404, body: { error: { code: 404, status: "NOT_FOUND" } } });
-  t.same(unknownUrlReply("/v1/video/generations/x/y", "openai", "req_1", "GET").body, { code: "unknown_url", message: "Invalid URL (GET /v1/video/generations/x/y)", param: "", type: "not_found_error" });
+  t.same(unknownUrlReply("/v1/video/generations/x/y", "openai", "req_1", "GET").body, {
+    code: "unknown_url",
+    message: "Invalid URL (GET /v1/video/generations/x/y)",
+    param: "",
+    type: "not_found_error",
+  });
   t.same(unknownUrlReply("/nowhere", "openai", "req_1", "GET"), { status: 404, body: { error: "Not Found", message: "Invalid URL (GET /nowhere)", statusCode: 404 } });
-  t.equal((unknownUrlReply("/v1/" + "x".repeat(500), "openai", "req_1", "GET").body as { error: { message: string } }).error.message.length, "Invalid URL (GET )".length + 200, "a long path is cut short");
+  t.equal(
+    (unknownUrlReply("/v1/" + "x".repeat(500), "openai", "req_1", "GET").body as { error: { message: string } }).error.message.length,
+    "Invalid URL (GET )".length + 200,
+    "a long path is cut short",
+  );
 });
 
 t.test("the message", async (t) => {

@@ -68,8 +68,17 @@ function request(port: number, path: string, opts: { method?: string; headers?: 
 
 t.test("sizes and Node's options", async (t) => {
   t.same([1, 2, 20, 100, 1000, 10_000].map(reserveConnections), [0, 1, 10, 16, 20, 200], "2%, at least 16, at most half");
-  t.same(serverTimeouts({ headersTimeoutMs: 30_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 72_000 }), { headersTimeout: 30_000, requestTimeout: 300_000, keepAliveTimeout: 72_000, connectionsCheckingInterval: 3000 });
-  t.match(serverTimeouts({ headersTimeoutMs: 30_000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5 }), { headersTimeout: 10_000, requestTimeout: 10_000, connectionsCheckingInterval: 1000 }, "the headers are part of the request");
+  t.same(serverTimeouts({ headersTimeoutMs: 30_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 72_000 }), {
+    headersTimeout: 30_000,
+    requestTimeout: 300_000,
+    keepAliveTimeout: 72_000,
+    connectionsCheckingInterval: 3000,
+  });
+  t.match(
+    serverTimeouts({ headersTimeoutMs: 30_000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5 }),
+    { headersTimeout: 10_000, requestTimeout: 10_000, connectionsCheckingInterval: 1000 },
+    "the headers are part of the request",
+  );
   t.match(serverTimeouts({ headersTimeoutMs: 30_000, requestTimeoutMs: 0, keepAliveTimeoutMs: 5 }), { headersTimeout: 30_000, requestTimeout: 0, connectionsCheckingInterval: 3000 });
   t.match(serverTimeouts({ headersTimeoutMs: 0, requestTimeoutMs: 0, keepAliveTimeoutMs: 5 }), { connectionsCheckingInterval: 30_000 }, "none: Node's interval");
   t.match(serverTimeouts({ headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 5 }), { connectionsCheckingInterval: 100 });
@@ -97,7 +106,10 @@ t.test("idle connections past the cap: closed, health checks answer, the rest ge
   for (let i = 0; i < 2 * max; i++) idle.push(await raw(port));
   await until(() => idle.filter((c) => c.isClosed()).length >= max, "the idle connections past the cap are closed");
   t.equal(idle.filter((c) => !c.isClosed()).length, max, "the cap holds");
-  t.ok(idle.slice(0, max / 2).every((c) => !c.isClosed()), "ordinary connections are not evicted");
+  t.ok(
+    idle.slice(0, max / 2).every((c) => !c.isClosed()),
+    "ordinary connections are not evicted",
+  );
 
   const health = await request(port, "/healthz");
   t.same([health.status, JSON.parse(health.body), health.headers.connection], [200, { status: "ok" }, "close"], "/healthz answers, on a connection then closed");
@@ -116,7 +128,7 @@ t.test("idle connections past the cap: closed, health checks answer, the rest ge
   await until(() => idle.every((c) => c.isClosed()), "closed");
   // The server sees the closes a moment later: the ordinary slots come back.
   let after = 0;
-  for (const end = Date.now() + SOON_MS; after !== 200 && Date.now() < end; ) {
+  for (const end = Date.now() + SOON_MS; after !== 200 && Date.now() < end;) {
     after = (await request(port, "/v1/models", { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).status;
   }
   t.equal(after, 200, "ordinary requests are served again");

@@ -42,7 +42,11 @@ t.test("any origin by default", async (t) => {
   const err = await fetch(`${s.baseUrl}/v1/messages`, { method: "POST", headers: { ...anthropic, "x-api-key": "sk-wrong-0123456789" }, body: messagesBody });
   t.same([err.status, err.headers.get("access-control-allow-origin")], [401, "*"], "an error too, so the page can read why");
 
-  const images = await fetch(`${s.baseUrl}/v1/images/generations`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json", origin: ORIGIN }, body: "{" });
+  const images = await fetch(`${s.baseUrl}/v1/images/generations`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json", origin: ORIGIN },
+    body: "{",
+  });
   t.same([images.status, images.headers.get("access-control-allow-origin")], [400, "*"]);
 
   const models = await preflight(s.baseUrl, "/v1/models", "x-api-key,anthropic-version");
@@ -50,7 +54,11 @@ t.test("any origin by default", async (t) => {
   const modelsGet = await fetch(`${s.baseUrl}/v1/models`, { headers: { "x-api-key": ADMIN_KEY, "anthropic-version": "2023-06-01", origin: ORIGIN } });
   t.same([modelsGet.status, modelsGet.headers.get("access-control-allow-origin")], [200, "*"]);
   await modelsGet.text();
-  const unknown = await fetch(`${s.baseUrl}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json", origin: ORIGIN }, body: "{}" });
+  const unknown = await fetch(`${s.baseUrl}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json", origin: ORIGIN },
+    body: "{}",
+  });
   t.same([unknown.status, unknown.headers.get("access-control-allow-origin")], [404, "*"], "a path nothing serves: the page can read the 404");
   await unknown.text();
 
@@ -100,7 +108,11 @@ t.test("a path nobody serves gets the same answer whatever its body or content t
   }
   const pre = { origin: ORIGIN, "access-control-request-method": "POST" };
   t.same(await answer("/v1/chat/completions", { method: "OPTIONS", headers: { ...pre, ...json } }), { status: 204, body: null, allowOrigin: "*" }, "a preflight with a content type is a preflight");
-  t.same(await answer("/v1/chat/completions", { method: "POST", headers: { ...json, authorization: `Bearer ${ADMIN_KEY}` }, body: "" }), await answer("/v1/chat/completions", { method: "POST", headers: { ...json, authorization: `Bearer ${ADMIN_KEY}` }, body: "{}" }), "an empty body: the same 404 as a valid one");
+  t.same(
+    await answer("/v1/chat/completions", { method: "POST", headers: { ...json, authorization: `Bearer ${ADMIN_KEY}` }, body: "" }),
+    await answer("/v1/chat/completions", { method: "POST", headers: { ...json, authorization: `Bearer ${ADMIN_KEY}` }, body: "{}" }),
+    "an empty body: the same 404 as a valid one",
+  );
   const other = await answer("/healthz", { method: "POST", headers: json, body: "{" });
   t.equal(other.status, 404, "a route without that method is a path nobody serves too");
 });

@@ -41,7 +41,11 @@ t.test("past the session cap, a connection is closed at once", async (t) => {
   });
   for (let i = 0; i < 5; i++) conns.push(await silent(s.grpc!.port));
   t.equal(await outcome(Promise.all(conns.slice(3).map((c) => c.closed))), "closed", "the two past the cap are closed");
-  t.same(conns.slice(0, 3).map((c) => c.isClosed()), [false, false, false], "the first three stay (no idle timeout here)");
+  t.same(
+    conns.slice(0, 3).map((c) => c.isClosed()),
+    [false, false, false],
+    "the first three stay (no idle timeout here)",
+  );
 });
 
 t.test("idle sessions are closed; a streaming call is not cut", async (t) => {
@@ -67,7 +71,10 @@ t.test("idle sessions are closed; a streaming call is not cut", async (t) => {
   const stuck = http2.connect(url);
   stuck.on("error", () => undefined);
   sessions.push(stuck);
-  const stream = stuck.request({ ":method": "POST", ":path": "/omnigate.chat.v1.ChatService/StreamGenerate", "content-type": "application/grpc", te: "trailers", authorization: `Bearer ${ADMIN_KEY}` }, { endStream: false });
+  const stream = stuck.request(
+    { ":method": "POST", ":path": "/omnigate.chat.v1.ChatService/StreamGenerate", "content-type": "application/grpc", te: "trailers", authorization: `Bearer ${ADMIN_KEY}` },
+    { endStream: false },
+  );
   stream.on("error", () => undefined);
   const stuckGoaway = new Promise((r) => stuck.once("goaway", r));
 

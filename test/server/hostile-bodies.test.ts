@@ -30,7 +30,13 @@ const messages = {
   model: "claude-sonnet-4-6",
   max_tokens: 2048,
   messages: [
-    { role: "user", content: [{ type: "text", text: "hi" }, { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "hi" },
+        { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
+      ],
+    },
     { role: "assistant", content: [{ type: "tool_use", id: "tu_1", name: "t", input: { a: 1 } }] },
     { role: "user", content: [{ type: "tool_result", tool_use_id: "tu_1", content: "ok" }] },
   ],
@@ -107,7 +113,9 @@ function shapeProblem(shape: Shape, status: number, b: Record<string, unknown>):
     case "gemini":
       return obj(b.error) && b.error.code === status && typeof b.error.message === "string" && typeof b.error.status === "string" ? undefined : "not {error: {code, message, status}}";
     case "openai":
-      return obj(b.error) && typeof b.error.message === "string" && typeof b.error.type === "string" && "param" in b.error && "code" in b.error ? undefined : "not {error: {message, type, param, code}}";
+      return obj(b.error) && typeof b.error.message === "string" && typeof b.error.type === "string" && "param" in b.error && "code" in b.error
+        ? undefined
+        : "not {error: {message, type, param, code}}";
     case "video-task":
       return Object.keys(b).sort().join() === "code,message,param,type" && typeof b.message === "string" ? undefined : "not {code, message, param, type}";
     case "image-bot":

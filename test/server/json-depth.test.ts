@@ -50,7 +50,10 @@ t.before(async () => {
 t.teardown(() => server.close());
 
 const post = (path: string, headers: Record<string, string>, body: string) =>
-  fetch(server.baseUrl + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+  fetch(server.baseUrl + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as Record<string, unknown>,
+  }));
 
 for (const sdk of ANTHROPIC) {
   t.test(`Messages through ${sdk.name}`, async (t) => {
@@ -67,7 +70,10 @@ for (const sdk of ANTHROPIC) {
           { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }] },
         ],
       })
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     t.ok(err instanceof sdk.errors.BadRequestError, "a tool input 1,000 levels deep: BadRequestError");
     t.match((err as { error?: unknown }).error, { type: "error", error: { type: "invalid_request_error", message: /nested more than 100 levels/ } });
 
@@ -108,7 +114,11 @@ t.test("5,000 levels (a 500 before: the stack gave out after the parse), and the
   );
   t.equal(messages.status, 400);
   t.match(messages.body, { type: "error", error: { type: "invalid_request_error" } }, "Messages");
-  const gemini = await post(`/v1beta/models/${GEMINI}:generateContent`, { "x-goog-api-key": ADMIN_KEY }, `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":{"x":${'{"a":'.repeat(5000)}1${"}".repeat(5000)}}}}}`);
+  const gemini = await post(
+    `/v1beta/models/${GEMINI}:generateContent`,
+    { "x-goog-api-key": ADMIN_KEY },
+    `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":{"x":${'{"a":'.repeat(5000)}1${"}".repeat(5000)}}}}}`,
+  );
   t.equal(gemini.status, 400);
   t.match(gemini.body, { error: { code: 400, status: "INVALID_ARGUMENT" } }, "generateContent");
   const bearer = { authorization: `Bearer ${ADMIN_KEY}` };

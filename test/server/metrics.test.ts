@@ -52,7 +52,15 @@ t.test("process metrics: prom-client's defaults, the GC histogram only when aske
   const plain = createMetrics();
   const withGc = createMetrics({ gcDurations: true });
   const ours = (await names(plain.registry)).filter((n) => all.includes(n));
-  t.same(ours, all.filter((n) => n !== "omnigate_nodejs_gc_duration_seconds"), "every other default metric, none missing");
-  t.same((await names(withGc.registry)).filter((n) => all.includes(n)), all, "all of them with gcDurations");
+  t.same(
+    ours,
+    all.filter((n) => n !== "omnigate_nodejs_gc_duration_seconds"),
+    "every other default metric, none missing",
+  );
+  t.same(
+    (await names(withGc.registry)).filter((n) => all.includes(n)),
+    all,
+    "all of them with gcDurations",
+  );
   t.match(await plain.registry.metrics(), /omnigate_process_cpu_user_seconds_total \d/);
 });

@@ -31,13 +31,32 @@ t.test("each format's refusal is logged with its type, message and field", async
   const cases: [string, InjectOptions, { status: number } & Record<string, unknown>][] = [
     [
       "messages: a bad field",
-      { method: "POST", url: "/v1/messages", headers: { "x-api-key": ADMIN_KEY, "anthropic-version": "2023-06-01" }, payload: { model: "m", max_tokens: -1, messages: [{ role: "user", content: "secret words" }] } },
+      {
+        method: "POST",
+        url: "/v1/messages",
+        headers: { "x-api-key": ADMIN_KEY, "anthropic-version": "2023-06-01" },
+        payload: { model: "m", max_tokens: -1, messages: [{ role: "user", content: "secret words" }] },
+      },
       { status: 400, refusal: { type: "invalid_request_error", message: /max_tokens/ } },
     ],
-    ["messages: a wrong key", { method: "POST", url: "/v1/messages", headers: { "x-api-key": "sk-wrong-key-123", "anthropic-version": "2023-06-01" }, payload: { model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] } }, { status: 401, refusal: { type: "authentication_error" } }],
+    [
+      "messages: a wrong key",
+      {
+        method: "POST",
+        url: "/v1/messages",
+        headers: { "x-api-key": "sk-wrong-key-123", "anthropic-version": "2023-06-01" },
+        payload: { model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] },
+      },
+      { status: 401, refusal: { type: "authentication_error" } },
+    ],
     [
       "generate-content",
-      { method: "POST", url: "/v1beta/models/gemini-2.5-flash:generateContent", headers: { "x-goog-api-key": ADMIN_KEY }, payload: { contents: [{ parts: [{ text: "x" }] }], generationConfig: { temperature: 9 } } },
+      {
+        method: "POST",
+        url: "/v1beta/models/gemini-2.5-flash:generateContent",
+        headers: { "x-goog-api-key": ADMIN_KEY },
+        payload: { contents: [{ parts: [{ text: "x" }] }], generationConfig: { temperature: 9 } },
+      },
       { status: 400, refusal: { type: "INVALID_ARGUMENT", field: /temperature/ } },
     ],
     [
@@ -63,7 +82,11 @@ t.test("each format's refusal is logged with its type, message and field", async
 
 t.test("refusalOf reads every error shape, and nothing else", async (t) => {
   t.same(refusalOf('{"type":"error","error":{"type":"invalid_request_error","message":"m"}}'), { type: "invalid_request_error", message: "m" });
-  t.same(refusalOf('{"error":{"code":400,"message":"m","status":"INVALID_ARGUMENT","details":[{"fieldViolations":[{"field":"contents"}]}]}}'), { type: "INVALID_ARGUMENT", message: "m", field: "contents" });
+  t.same(refusalOf('{"error":{"code":400,"message":"m","status":"INVALID_ARGUMENT","details":[{"fieldViolations":[{"field":"contents"}]}]}}'), {
+    type: "INVALID_ARGUMENT",
+    message: "m",
+    field: "contents",
+  });
   t.same(refusalOf('{"error":{"message":"m","type":"invalid_request_error","param":"size","code":"invalid_value"}}'), { type: "invalid_request_error", message: "m", field: "size" });
   t.same(refusalOf('{"code":21,"description":"bad prompt","result":null}'), { type: "21", message: "bad prompt" });
   t.same(refusalOf('[{"error":{"json":{"message":"too big","data":{"code":"PAYLOAD_TOO_LARGE"}}}}]'), { type: "PAYLOAD_TOO_LARGE", message: "too big" });

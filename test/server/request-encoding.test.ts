@@ -39,7 +39,11 @@ async function post(path: string, headers: Record<string, string>, body: Buffer,
 }
 
 t.test("gzip, deflate and br bodies are read as the body they compress", async (t) => {
-  for (const [enc, z] of [["gzip", gzipSync], ["deflate", deflateSync], ["br", brotliCompressSync]] as const) {
+  for (const [enc, z] of [
+    ["gzip", gzipSync],
+    ["deflate", deflateSync],
+    ["br", brotliCompressSync],
+  ] as const) {
     const m = await post("/v1/messages", anthropic, z(messageBody), enc);
     t.equal(m.status, 200, `messages, ${enc}`);
     t.match(m.body, { type: "message", content: [{ type: "text", text: "You said: hi there" }] });
@@ -55,7 +59,7 @@ t.test("gzip, deflate and br bodies are read as the body they compress", async (
 t.test("the body limit counts the bytes after decompression", async (t) => {
   // About 2 MB of JSON in about 2 KB of gzip, against a 1 MB limit.
   const bomb = gzipSync(Buffer.from(JSON.stringify({ ...JSON.parse(messageBody.toString()), metadata: { user_id: "x".repeat(2_000_000) } })));
-  t.ok(bomb.length < 1024 * 1024 / 100, "the compressed body is small");
+  t.ok(bomb.length < (1024 * 1024) / 100, "the compressed body is small");
   const m = await post("/v1/messages", anthropic, bomb, "gzip");
   t.match([m.status, m.body], [413, { type: "error", error: { type: "request_too_large" } }]);
   const g = await post("/v1beta/models/gemini-2.5-flash:generateContent", google, bomb, "gzip");
@@ -87,9 +91,17 @@ t.test("a compressed multipart body is left as it came: a 400, not a stall", asy
 });
 
 t.test("Connect compresses on the same header and is outside the scope", async (t) => {
-  const transport = createConnectTransport({ baseUrl: server.baseUrl, httpVersion: "1.1", sendCompression: { name: "gzip", compress: async (b) => new Uint8Array(gzipSync(b)) as Uint8Array<ArrayBuffer>, decompress: async (b) => b as Uint8Array<ArrayBuffer> }, compressMinBytes: 1 });
+  const transport = createConnectTransport({
+    baseUrl: server.baseUrl,
+    httpVersion: "1.1",
+    sendCompression: { name: "gzip", compress: async (b) => new Uint8Array(gzipSync(b)) as Uint8Array<ArrayBuffer>, decompress: async (b) => b as Uint8Array<ArrayBuffer> },
+    compressMinBytes: 1,
+  });
   const chat = createClient(ChatService, transport);
-  const one = await chat.generate({ input: { model: "local-chat", turns: [{ role: Role.USER, parts: [{ kind: { case: "text", value: { text: "compressed" } } }] }] } }, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  const one = await chat.generate(
+    { input: { model: "local-chat", turns: [{ role: Role.USER, parts: [{ kind: { case: "text", value: { text: "compressed" } } }] }] } },
+    { headers: { authorization: `Bearer ${ADMIN_KEY}` } },
+  );
   const part = one.candidates[0]?.parts[0]?.kind;
   t.equal(part?.case === "text" ? part.value.text : "", "You said: compressed", "a gzip-compressed Connect request is read once, by Connect");
 });

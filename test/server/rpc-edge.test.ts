@@ -128,7 +128,7 @@ t.test("clients read the early refusal as Unauthenticated, unary and streaming",
 
 t.test("a stock grpc-js client reads the refusal", async (t) => {
   const def = protoLoader.loadSync(["omnigate/model/v1/model.proto"], { includeDirs: [path.resolve(import.meta.dirname, "../../proto")] });
-    const pkg = grpc.loadPackageDefinition(def) as any;
+  const pkg = grpc.loadPackageDefinition(def) as any;
   const client = new pkg.omnigate.model.v1.ModelService(server.grpcAddress, grpc.credentials.createInsecure());
   t.teardown(() => client.close());
   const err = await new Promise<grpc.ServiceError>((resolve) => client.listModels({}, new grpc.Metadata(), (e: grpc.ServiceError) => resolve(e)));
@@ -151,7 +151,11 @@ t.test("with a key, bodies are bounded after decompression", async (t) => {
   const h2 = await h2Partial(GENERATE, { ...auth, "content-type": "application/grpc+proto", te: "trailers" }, envelopeHeader(100 * 1024 * 1024));
   t.equal(h2.trailers["grpc-status"] ?? h2.headers["grpc-status"], String(grpc.status.RESOURCE_EXHAUSTED), "gRPC: a message declared over the limit is refused from its envelope");
 
-  const deflated = await fetch(server.baseUrl + LIST, { method: "POST", headers: { ...auth, "content-type": "application/json", "content-encoding": "deflate" }, body: deflateSync(Buffer.from("{}")) });
+  const deflated = await fetch(server.baseUrl + LIST, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json", "content-encoding": "deflate" },
+    body: deflateSync(Buffer.from("{}")),
+  });
   t.equal(deflated.status, 501, "an encoding the edge does not accept is refused");
   t.equal(((await deflated.json()) as { code: string }).code, "unimplemented");
 

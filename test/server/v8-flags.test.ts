@@ -58,7 +58,11 @@ t.test("usable CPUs: the affinity, lowered by the tightest quota above the proce
   t.equal(usableCpus(files({})), affinity, "no cgroup file: the affinity");
   t.equal(usableCpus(files({ "/proc/self/cgroup": "0::/a/b\n" })), affinity, "no cpu.max anywhere");
   t.equal(usableCpus(files({ "/proc/self/cgroup": "0::/a/b\n", "/sys/fs/cgroup/a/b/cpu.max": "max 100000\n" })), affinity);
-  t.equal(usableCpus(files({ "/proc/self/cgroup": "0::/a/b\n", "/sys/fs/cgroup/a/cpu.max": "50000 100000\n", "/sys/fs/cgroup/a/b/cpu.max": "max 100000\n" })), 0.5, "a parent's quota limits the child");
+  t.equal(
+    usableCpus(files({ "/proc/self/cgroup": "0::/a/b\n", "/sys/fs/cgroup/a/cpu.max": "50000 100000\n", "/sys/fs/cgroup/a/b/cpu.max": "max 100000\n" })),
+    0.5,
+    "a parent's quota limits the child",
+  );
   t.equal(usableCpus(files({ "/proc/self/cgroup": "0::/\n", "/sys/fs/cgroup/cpu.max": `${(affinity + 3) * 100000} 100000\n` })), affinity, "a quota above the affinity changes nothing");
 });
 
@@ -72,21 +76,26 @@ const mod = pathToFileURL(path.resolve(import.meta.dirname, "../../src/server/v8
 function runChild(applyFlags: boolean, nodeArgs: string[], lines: string[], cpu?: string): { stdout: string; stderr: string } {
   const code = [applyFlags ? `(await import(${JSON.stringify(mod)})).applyV8Flags();` : "", ...lines].join("\n");
   const args = [...nodeArgs, "--import", "tsx", "--input-type=module", "-e", code];
-  const r = cpu === undefined ? spawnSync(process.execPath, args, { encoding: "utf8", timeout: 60_000 }) : spawnSync("taskset", ["-c", cpu, process.execPath, ...args], { encoding: "utf8", timeout: 60_000 });
+  const r =
+    cpu === undefined ? spawnSync(process.execPath, args, { encoding: "utf8", timeout: 60_000 }) : spawnSync("taskset", ["-c", cpu, process.execPath, ...args], { encoding: "utf8", timeout: 60_000 });
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
   return r;
 }
 
 t.test("importing the module sets no flag; applyV8Flags sets the flags it returns", async (t) => {
-  const r = runChild(false, [], [
-    'const { default: v8 } = await import("node:v8");',
-    "const set = [];",
-    "v8.setFlagsFromString = (flag) => void set.push(flag);",
-    `const m = await import(${JSON.stringify(mod)});`,
-    "const onImport = set.length;",
-    "const applied = m.applyV8Flags();",
-    "process.stdout.write(JSON.stringify({ onImport, set, applied }));",
-  ]);
+  const r = runChild(
+    false,
+    [],
+    [
+      'const { default: v8 } = await import("node:v8");',
+      "const set = [];",
+      "v8.setFlagsFromString = (flag) => void set.push(flag);",
+      `const m = await import(${JSON.stringify(mod)});`,
+      "const onImport = set.length;",
+      "const applied = m.applyV8Flags();",
+      "process.stdout.write(JSON.stringify({ onImport, set, applied }));",
+    ],
+  );
   const out = JSON.parse(r.stdout) as { onImport: number; set: string[]; applied: string[] };
   t.equal(out.onImport, 0, "no flag set on import");
   t.ok(out.applied.includes("--no-allocation-site-pretenuring") && out.applied.includes("--heap-growing-percent=10"), `applied: ${out.applied.join(" ")}`);
@@ -99,12 +108,17 @@ t.test("importing the module sets no flag; applyV8Flags sets the flags it return
  * how many, and the helper threads' share of their work.
  */
 function pinnedScavenges(applyFlags: boolean): { count: number; helperMs: number } {
-  const r = runChild(applyFlags, ["--max-semi-space-size=8", "--trace-gc-nvp"], [
-    // V8's trace lines carry the milliseconds since the isolate started; collections before this point are not counted.
-    "process.stderr.write(`FROM ${Math.ceil(performance.now())}\\n`);",
-    "const keep = []; let x = [];",
-    "for (let i = 0; i < 2e6; i++) { x.push({ a: i, b: 's' + i }); if (x.length > 2000) { keep.push(x); x = []; } if (keep.length > 20) keep.length = 0; }",
-  ], "0");
+  const r = runChild(
+    applyFlags,
+    ["--max-semi-space-size=8", "--trace-gc-nvp"],
+    [
+      // V8's trace lines carry the milliseconds since the isolate started; collections before this point are not counted.
+      "process.stderr.write(`FROM ${Math.ceil(performance.now())}\\n`);",
+      "const keep = []; let x = [];",
+      "for (let i = 0; i < 2e6; i++) { x.push({ a: i, b: 's' + i }); if (x.length > 2000) { keep.push(x); x = []; } if (keep.length > 20) keep.length = 0; }",
+    ],
+    "0",
+  );
   const from = Number(/FROM (\d+)/.exec(r.stderr)?.[1]);
   if (!Number.isFinite(from)) throw new Error(`no start mark: ${r.stderr}`);
   let count = 0;
@@ -134,13 +148,17 @@ t.test("pinned to one CPU, the flags take the helper threads out of young collec
 // collection finds them surviving. With --trace-pretenuring
 // V8 prints each decision (with the statistics flag too); "=> tenure" is a site switched to old-space allocation.
 function tenureDecisions(applyFlags: boolean): number {
-  const r = runChild(applyFlags, ["--trace-pretenuring", "--trace-pretenuring-statistics"], [
-    "function mk(i) { return { value: i, issues: [] }; }",
-    "const keep = [];",
-    "function round(n) { for (let i = 0; i < n; i++) keep.push(mk(i)); }",
-    "for (let r = 0; r < 20; r++) round(20000);",
-    "globalThis.kept = keep.length;",
-  ]);
+  const r = runChild(
+    applyFlags,
+    ["--trace-pretenuring", "--trace-pretenuring-statistics"],
+    [
+      "function mk(i) { return { value: i, issues: [] }; }",
+      "const keep = [];",
+      "function round(n) { for (let i = 0; i < n; i++) keep.push(mk(i)); }",
+      "for (let r = 0; r < 20; r++) round(20000);",
+      "globalThis.kept = keep.length;",
+    ],
+  );
   return (r.stdout.match(/=> tenure/g) ?? []).length;
 }
 

@@ -88,7 +88,8 @@ const cached = (id: string, over: Partial<CachedContentRecord> = {}): CachedCont
 
 const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
 /** The fields every task write round-trips (the runner's scheduling fields are covered with its claims). */
-const core = (r: TaskRecord | undefined) => r && { id: r.id, kind: r.kind, status: r.status, ownerKeyId: r.ownerKeyId, data: r.data, createTime: r.createTime, updateTime: r.updateTime, version: r.version };
+const core = (r: TaskRecord | undefined) =>
+  r && { id: r.id, kind: r.kind, status: r.status, ownerKeyId: r.ownerKeyId, data: r.data, createTime: r.createTime, updateTime: r.updateTime, version: r.version };
 
 export function storageConformance(t: Test, open: OpenStorage): void {
   const store = async (t: Test) => (await open(t)).storage;
@@ -97,7 +98,11 @@ export function storageConformance(t: Test, open: OpenStorage): void {
     const { storage, again } = await open(t);
     const applied = await storage.migrations();
     t.ok(applied.length > 0, "some migrations are applied");
-    t.same(applied, [...applied].sort((a, b) => a - b), "oldest first");
+    t.same(
+      applied,
+      [...applied].sort((a, b) => a - b),
+      "oldest first",
+    );
     t.equal(new Set(applied).size, applied.length, "each once");
     const second = await again();
     t.same(await second.migrations(), applied, "opening again applies nothing twice");
@@ -312,15 +317,31 @@ export function storageConformance(t: Test, open: OpenStorage): void {
       await s.usage.record(usage({ time: T0 + 3, requestId: "r3", format: "openai-images", model: "img", images: 2, credits: 1 }));
       await s.usage.record(usage({ time: T0 + 4, requestId: "r4", format: "video", model: "vid", seconds: 2.5, inputTokens: 3_000_000_000 }));
       const all = await s.usage.query({});
-      t.same(all.rows.map((r) => r.requestId), ["r4", "r3", "r2", "r1"]);
+      t.same(
+        all.rows.map((r) => r.requestId),
+        ["r4", "r3", "r2", "r1"],
+      );
       t.same(all.rows[0], usage({ time: T0 + 4, requestId: "r4", format: "video", model: "vid", seconds: 2.5, inputTokens: 3_000_000_000 }), "every field round-trips");
       t.same(all.totals, { requests: 4, inputTokens: 3_000_000_021, outputTokens: 62, images: 2, seconds: 2.5, credits: 2.25 });
-      t.same((await s.usage.query({ keyId: "key_b" })).rows.map((r) => r.requestId), ["r2"]);
+      t.same(
+        (await s.usage.query({ keyId: "key_b" })).rows.map((r) => r.requestId),
+        ["r2"],
+      );
       t.same((await s.usage.query({ format: "openai-images" })).totals.images, 2);
-      t.same((await s.usage.query({ model: "vid" })).rows.map((r) => r.requestId), ["r4"]);
-      t.same((await s.usage.query({ since: T0 + 2, until: T0 + 4 })).rows.map((r) => r.requestId), ["r3", "r2"], "since inclusive, until exclusive");
+      t.same(
+        (await s.usage.query({ model: "vid" })).rows.map((r) => r.requestId),
+        ["r4"],
+      );
+      t.same(
+        (await s.usage.query({ since: T0 + 2, until: T0 + 4 })).rows.map((r) => r.requestId),
+        ["r3", "r2"],
+        "since inclusive, until exclusive",
+      );
       const limited = await s.usage.query({ limit: 1, keyId: "key_a" });
-      t.same(limited.rows.map((r) => r.requestId), ["r4"]);
+      t.same(
+        limited.rows.map((r) => r.requestId),
+        ["r4"],
+      );
       t.equal(limited.totals.requests, 3, "totals ignore the limit");
       t.same((await s.usage.query({ keyId: "nobody" })).totals, { requests: 0, inputTokens: 0, outputTokens: 0, images: 0, seconds: 0, credits: 0 });
     });
@@ -363,15 +384,30 @@ export function storageConformance(t: Test, open: OpenStorage): void {
     const s = await store(t);
     const up = (id: string, createTime: number, ownerKeyId: string, kind = "file") => ({ id, mimeType: "text/plain", size: 5, createTime, ownerKeyId, kind, filename: `${id}.txt` });
     // Two files share a creation time: the id orders them.
-    for (const f of [up("file_a1", T0, "key_a"), up("file_a2", T0 + 1, "key_a"), up("file_a3", T0 + 1, "key_a"), up("file_a4", T0 + 2, "key_a"), up("file_b1", T0 + 3, "key_b"), up("file_v1", T0 + 4, "key_a", "video")]) {
+    for (const f of [
+      up("file_a1", T0, "key_a"),
+      up("file_a2", T0 + 1, "key_a"),
+      up("file_a3", T0 + 1, "key_a"),
+      up("file_a4", T0 + 2, "key_a"),
+      up("file_b1", T0 + 3, "key_b"),
+      up("file_v1", T0 + 4, "key_a", "video"),
+    ]) {
       await s.files.insert(f);
     }
     t.same(await s.files.get("file_a1"), up("file_a1", T0, "key_a"), "the file name round-trips");
     t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 10 })), ["file_a4", "file_a3", "file_a2", "file_a1"], "one key's files of one kind, newest first, ties by id");
     t.same(ids(await s.files.list({ kind: "file", limit: 10 })), ["file_b1", "file_a4", "file_a3", "file_a2", "file_a1"], "every key's");
     t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 2 })), ["file_a4", "file_a3"], "limited");
-    t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 2, after: { createTime: T0 + 1, id: "file_a3" } })), ["file_a2", "file_a1"], "after a file: the older ones, a tie resumed by id");
-    t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 2, before: { createTime: T0, id: "file_a1" } })), ["file_a3", "file_a2"], "before a file: the nearest newer ones, still newest first");
+    t.same(
+      ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 2, after: { createTime: T0 + 1, id: "file_a3" } })),
+      ["file_a2", "file_a1"],
+      "after a file: the older ones, a tie resumed by id",
+    );
+    t.same(
+      ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 2, before: { createTime: T0, id: "file_a1" } })),
+      ["file_a3", "file_a2"],
+      "before a file: the nearest newer ones, still newest first",
+    );
     t.same(ids(await s.files.list({ kind: "file", ownerKeyId: "key_a", limit: 10, before: { createTime: T0 + 1, id: "file_a2" } })), ["file_a4", "file_a3"], "before, a tie resumed by id");
     t.same(await s.files.list({ kind: "file", ownerKeyId: "key_c", limit: 10 }), [], "a key with none");
     await s.files.insert({ ...up("file_a5", T0 + 5, "key_a"), size: 3_000_000_000, expireTime: T0 + 100 });

@@ -46,7 +46,10 @@ t.test("a gateway on PostgreSQL serves keys, chat and image-bot tasks", async (t
   const claude = new Anthropic({ baseURL: server.baseUrl, apiKey: created.secret, maxRetries: 0 });
   const msg = await claude.messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "Hello from PostgreSQL" }] });
   t.equal(msg.type, "message");
-  t.ok(msg.content.some((b) => b.type === "text" && b.text.length > 0), "the local engine answered");
+  t.ok(
+    msg.content.some((b) => b.type === "text" && b.text.length > 0),
+    "the local engine answered",
+  );
 
   const ib = client(server, created.secret);
   const task = await ib.run("/submit/imagine", { prompt: "a lighthouse on a cliff" });
@@ -59,7 +62,10 @@ t.test("a gateway on PostgreSQL serves keys, chat and image-bot tasks", async (t
 
   const usage = await server.deps.storage.usage.query({ keyId: created.key!.id });
   t.ok(usage.totals.requests >= 2, "usage of the chat and the task is recorded");
-  t.ok(usage.rows.some((r) => r.format === "messages"), "the chat's usage row");
+  t.ok(
+    usage.rows.some((r) => r.format === "messages"),
+    "the chat's usage row",
+  );
 
   const again = await start();
   t.teardown(() => again.close());

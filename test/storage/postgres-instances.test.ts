@@ -39,7 +39,11 @@ t.test("three instances starting on a schema that does not exist yet", async (t)
   const [a, b, c] = await openMany(t, 3, schema);
   for (const s of [a!, b!, c!]) t.same(await s.migrations(), ALL, "every instance sees every version");
   const rows = await sql<{ version: number }>(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
-  t.same(rows.map((r) => r.version), ALL, "each version applied exactly once");
+  t.same(
+    rows.map((r) => r.version),
+    ALL,
+    "each version applied exactly once",
+  );
   t.equal((await sql(`SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'api_keys'`, [schema])).length, 1, "tables live in the schema");
 
   const results = await Promise.all([a!, b!, c!].map((s) => ensureKeys(s.keys, {})));
@@ -126,7 +130,21 @@ t.test("usage records wait out a failing database write and are written once", a
   const errors: unknown[] = [];
   const s = await openPostgresStorage({ url: PG_URL, schema, onError: (e) => errors.push(e) });
   t.teardown(() => s.close());
-  const rec = (i: number) => ({ time: i, keyId: "key_a", format: "messages", model: "m", channel: "local", inputTokens: 1, outputTokens: 1, images: 0, seconds: 0, credits: 1, status: "ok", latencyMs: 1, requestId: `r${i}` });
+  const rec = (i: number) => ({
+    time: i,
+    keyId: "key_a",
+    format: "messages",
+    model: "m",
+    channel: "local",
+    inputTokens: 1,
+    outputTokens: 1,
+    images: 0,
+    seconds: 0,
+    credits: 1,
+    status: "ok",
+    latencyMs: 1,
+    requestId: `r${i}`,
+  });
   await sql(`ALTER TABLE ${schema}.usage_records RENAME TO usage_records_away`);
   for (let i = 0; i < 300; i++) await s.usage.record(rec(i));
   for (let i = 0; i < 100 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 20));

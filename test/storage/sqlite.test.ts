@@ -37,10 +37,17 @@ t.test("a connection runs with WAL, foreign keys and SQLite's own 2 MB page cach
 t.test("migrations run on an empty dir and only once", async (t) => {
   const dir = path.join(tempDir(), "nested", "data");
   const s = openSqliteStorage(dir);
-  t.same(await s.migrations(), migrations.map((m) => m.version).sort((a, b) => a - b));
+  t.same(
+    await s.migrations(),
+    migrations.map((m) => m.version).sort((a, b) => a - b),
+  );
   await s.close();
   const again = openSqliteStorage(dir);
-  t.same(await again.migrations(), migrations.map((m) => m.version).sort((a, b) => a - b), "re-opening applies nothing twice");
+  t.same(
+    await again.migrations(),
+    migrations.map((m) => m.version).sort((a, b) => a - b),
+    "re-opening applies nothing twice",
+  );
   await again.close();
 });
 
@@ -77,11 +84,29 @@ t.test("tasks: insert, optimistic update, list", async (t) => {
   t.equal(ok?.version, 2);
   t.same(ok?.data, { n: 1, done: true });
   t.equal(await s.tasks.update("t1", 1, { status: "FAILURE", data: {} }), undefined, "a stale version does not write");
-  t.same((await s.tasks.getMany(["t2", "missing", "t0"])).map((x) => x.id), ["t2", "t0"], "keeps the requested order, skips unknown ids");
-  t.same((await s.tasks.listByStatus("image-bot", ["SUBMITTED"])).map((x) => x.id), ["t0", "t2"]);
-  t.same((await s.tasks.list("image-bot", { limit: 2 })).map((x) => x.id), ["t2", "t1"], "newest first");
-  t.same((await s.tasks.list("image-bot", { after: "t1" })).map((x) => x.id), ["t0"], "cursor paging");
-  t.same((await s.tasks.list("image-bot", { order: "asc", after: "t0" })).map((x) => x.id), ["t1", "t2"]);
+  t.same(
+    (await s.tasks.getMany(["t2", "missing", "t0"])).map((x) => x.id),
+    ["t2", "t0"],
+    "keeps the requested order, skips unknown ids",
+  );
+  t.same(
+    (await s.tasks.listByStatus("image-bot", ["SUBMITTED"])).map((x) => x.id),
+    ["t0", "t2"],
+  );
+  t.same(
+    (await s.tasks.list("image-bot", { limit: 2 })).map((x) => x.id),
+    ["t2", "t1"],
+    "newest first",
+  );
+  t.same(
+    (await s.tasks.list("image-bot", { after: "t1" })).map((x) => x.id),
+    ["t0"],
+    "cursor paging",
+  );
+  t.same(
+    (await s.tasks.list("image-bot", { order: "asc", after: "t0" })).map((x) => x.id),
+    ["t1", "t2"],
+  );
   t.equal(await s.tasks.delete("t0"), true);
   t.equal(await s.tasks.get("t0"), undefined);
 });
@@ -105,7 +130,10 @@ t.test("files: metadata and expiry listing", async (t) => {
   t.teardown(() => s.close());
   await s.files.insert({ id: "f1", mimeType: "image/png", size: 10, createTime: 1, expireTime: 100, kind: "image" });
   await s.files.insert({ id: "f2", mimeType: "image/png", size: 10, createTime: 1, kind: "image" });
-  t.same((await s.files.listExpired(100, 10)).map((f) => f.id), ["f1"]);
+  t.same(
+    (await s.files.listExpired(100, 10)).map((f) => f.id),
+    ["f1"],
+  );
   t.equal((await s.files.get("f2"))?.expireTime, undefined);
   t.equal(await s.files.delete("f1"), true);
 });
@@ -162,6 +190,9 @@ t.test("usage: every flush size writes exactly its records (full groups and the 
     // A query flushes what is queued, so each n is one flush.
     const got = await s.usage.query({ keyId: "kg", limit: 1000 });
     t.equal(got.totals.requests, total, `after a flush of ${n}`);
-    t.same(got.rows.map((r) => r.time).sort((a, b) => a - b), Array.from({ length: total }, (_, i) => i));
+    t.same(
+      got.rows.map((r) => r.time).sort((a, b) => a - b),
+      Array.from({ length: total }, (_, i) => i),
+    );
   }
 });

@@ -14,7 +14,18 @@ type Open = (t: Test) => Promise<{ a: Storage; b: Storage }>;
 
 const T0 = 1_000_000;
 const rec = (id: string, queue: string, status = "NOT_START", time = T0): TaskRecord => ({ id, kind: "test", status, data: { id }, createTime: time, updateTime: time, version: 1, queue });
-const msg = (id: string, taskId: string, seq: number, time = T0): OutboxMessage => ({ id, taskId, seq, url: "http://x/cb", body: "{}", status: "pending", attempts: 0, nextAttemptTime: time, createTime: time, updateTime: time });
+const msg = (id: string, taskId: string, seq: number, time = T0): OutboxMessage => ({
+  id,
+  taskId,
+  seq,
+  url: "http://x/cb",
+  body: "{}",
+  status: "pending",
+  attempts: 0,
+  nextAttemptTime: time,
+  createTime: time,
+  updateTime: time,
+});
 const claimOpts = (owner: string, now: number, concurrency: number) => ({ owner, now, leaseMs: 1000, concurrency });
 
 function suite(name: string, open: Open): void {
@@ -42,8 +53,15 @@ function suite(name: string, open: Open): void {
     const w1 = (await a.tasks.get("w1"))!;
     t.ok(await a.outbox.updateTask("w1", w1.version, { status: "SUCCESS", data: { done: true }, releaseLease: true }, []));
     t.match(await a.tasks.get("w1"), { leaseOwner: undefined, leaseUntil: 0 });
-    t.same((await b.tasks.claim("q", claimOpts("B", T0 + 20, 2))).claimed.map((r) => r.id), ["w3"]);
-    t.same((await b.tasks.claim("q2", claimOpts("B", T0 + 20, 5))).claimed.map((r) => r.id), ["other"], "queues are separate");
+    t.same(
+      (await b.tasks.claim("q", claimOpts("B", T0 + 20, 2))).claimed.map((r) => r.id),
+      ["w3"],
+    );
+    t.same(
+      (await b.tasks.claim("q2", claimOpts("B", T0 + 20, 5))).claimed.map((r) => r.id),
+      ["other"],
+      "queues are separate",
+    );
   });
 
   t.test(`${name}: an expired lease is taken over (running tasks first) and fences the former owner`, async (t) => {
@@ -79,7 +97,10 @@ function suite(name: string, open: Open): void {
     t.same((await b.tasks.claim("q", claimOpts("B", T0 + 10, 1))).claimed, [], "the cancelled task still runs on A: its slot is held");
     t.same(await a.tasks.renewLeases("A", ["x"], T0 + 20, 1000), [], "A's renewal tells it the task is over");
     t.equal(await a.tasks.releaseLeases("A", ["x"]), 1);
-    t.same((await b.tasks.claim("q", claimOpts("B", T0 + 30, 1))).claimed.map((r) => r.id), ["y"]);
+    t.same(
+      (await b.tasks.claim("q", claimOpts("B", T0 + 30, 1))).claimed.map((r) => r.id),
+      ["y"],
+    );
     t.equal(await b.tasks.releaseLeases("B"), 1, "release of all an owner's leases");
     t.equal(await b.tasks.releaseLeases("B", []), 0);
   });
@@ -127,11 +148,26 @@ function suite(name: string, open: Open): void {
     await b.outbox.settle("m1", { status: "delivered", attempts: 1, nextAttemptTime: T0, updateTime: T0 + 20, owner: "B" });
     t.equal((await a.outbox.listForTask("t1"))[0]!.status, "pending", "a settle by a worker without the claim is ignored");
     await a.outbox.settle("m1", { status: "delivered", attempts: 1, nextAttemptTime: T0, updateTime: T0 + 20, owner: "A" });
-    t.same((await b.outbox.claimDue("B", T0 + 30, 10, 5000)).map((m) => m.id), ["m2"], "the next of t1 goes once m1 is settled");
-    t.same((await a.outbox.claimDue("A", T0 + 5011, 10, 5000)).map((m) => m.id), ["n1"], "n1's claim expired: claimed again (at least once)");
+    t.same(
+      (await b.outbox.claimDue("B", T0 + 30, 10, 5000)).map((m) => m.id),
+      ["m2"],
+      "the next of t1 goes once m1 is settled",
+    );
+    t.same(
+      (await a.outbox.claimDue("A", T0 + 5011, 10, 5000)).map((m) => m.id),
+      ["n1"],
+      "n1's claim expired: claimed again (at least once)",
+    );
     t.same(await a.outbox.claimDue("C", T0 + 5020, 10, 5000), [], "m2 is B's, n1 is A's: nothing for a third worker");
     const racing = await Promise.all([a.outbox.claimDue("A", T0 + 20_000, 10, 5000), b.outbox.claimDue("B", T0 + 20_000, 10, 5000)]);
-    t.same(racing.flat().map((m) => m.id).sort(), ["m2", "n1"], "two workers at once: each message to one");
+    t.same(
+      racing
+        .flat()
+        .map((m) => m.id)
+        .sort(),
+      ["m2", "n1"],
+      "two workers at once: each message to one",
+    );
   });
 }
 

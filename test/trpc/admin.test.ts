@@ -17,7 +17,11 @@ t.teardown(() => server.close());
 
 const client = (key = ADMIN_KEY) => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${server.baseUrl}/trpc`, headers: { authorization: `Bearer ${key}` } })] });
 const admin = client();
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof TRPCClientError ? (e as TRPCClientError<AppRouter>).data?.code : String(e)));
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => "ok",
+    (e: unknown) => (e instanceof TRPCClientError ? (e as TRPCClientError<AppRouter>).data?.code : String(e)),
+  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const user = await admin.admin.keys.create.mutate({ name: "user", formats: ["trpc", "image-bot", "video"] });
@@ -29,7 +33,13 @@ async function post(path: string, body: unknown) {
 }
 
 t.test("keys: the secret is shown once; list, update, revoke", async (t) => {
-  const made = await admin.admin.keys.create.mutate({ name: "team-a", formats: ["messages"], models: ["claude-*"], budget: 5, limits: { requestsPerMinute: 10, tokensPerMinute: 0, concurrentRequests: 2 } });
+  const made = await admin.admin.keys.create.mutate({
+    name: "team-a",
+    formats: ["messages"],
+    models: ["claude-*"],
+    budget: 5,
+    limits: { requestsPerMinute: 10, tokensPerMinute: 0, concurrentRequests: 2 },
+  });
   t.match(made.secret, /^sk-og-/);
   t.match(made.key, { name: "team-a", admin: false, formats: ["messages"], models: ["claude-*"], budget: 5, spent: 0, limits: { requestsPerMinute: 10, concurrentRequests: 2 }, revokeTime: null });
   t.equal(made.key.prefix, made.secret.slice(0, 10));
@@ -42,7 +52,10 @@ t.test("keys: the secret is shown once; list, update, revoke", async (t) => {
   t.match(updated, { budget: 9, formats: ["messages"], models: ["claude-*"], limits: { requestsPerMinute: 10 } }, "fields not named are kept");
   const revoked = await admin.admin.keys.revoke.mutate({ id: made.key.id });
   t.ok(typeof revoked.revokeTime === "number" && revoked.revokeTime > 0);
-  t.notOk((await admin.admin.keys.list.query()).some((k) => k.id === made.key.id), "revoked keys are hidden by default");
+  t.notOk(
+    (await admin.admin.keys.list.query()).some((k) => k.id === made.key.id),
+    "revoked keys are hidden by default",
+  );
   t.ok((await admin.admin.keys.list.query({ includeRevoked: true })).some((k) => k.id === made.key.id));
   t.equal(await codeOf(client(made.secret).models.list.query()), "UNAUTHORIZED", "a revoked key stops working");
 });
@@ -55,14 +68,25 @@ t.test("usage: the records and totals of a key", async (t) => {
     usage = await admin.admin.usage.query({ keyId: user.key.id });
   }
   t.equal(usage.records.length, 1);
-  t.match(usage.records[0], { keyId: user.key.id, format: "trpc", model: "local-chat", channel: "local", inputTokens: res.usage.inputTokens, outputTokens: res.usage.outputTokens, status: "ok", requestId: String });
+  t.match(usage.records[0], {
+    keyId: user.key.id,
+    format: "trpc",
+    model: "local-chat",
+    channel: "local",
+    inputTokens: res.usage.inputTokens,
+    outputTokens: res.usage.outputTokens,
+    status: "ok",
+    requestId: String,
+  });
   t.match(usage.totals, { requests: 1, inputTokens: res.usage.inputTokens, outputTokens: res.usage.outputTokens });
   t.equal((await admin.admin.usage.query({ keyId: user.key.id, format: "messages" })).totals.requests, 0, "filters apply");
 });
 
 t.test("channels: list without credentials, disable and enable", async (t) => {
   const list = await admin.admin.channels.list.query();
-  t.same(list, [{ name: "mj", provider: "midjourney", baseUrl: "http://127.0.0.1:9/mj", models: [], modelMap: {}, priority: 0, weight: 1, enabled: true, coolingDown: false, lastError: "", lastErrorTime: null }]);
+  t.same(list, [
+    { name: "mj", provider: "midjourney", baseUrl: "http://127.0.0.1:9/mj", models: [], modelMap: {}, priority: 0, weight: 1, enabled: true, coolingDown: false, lastError: "", lastErrorTime: null },
+  ]);
   t.match(await admin.admin.channels.setEnabled.mutate({ name: "mj", enabled: false }), { name: "mj", enabled: false });
   t.equal((await admin.admin.channels.list.query())[0]!.enabled, false);
   t.match(await admin.admin.channels.setEnabled.mutate({ name: "mj", enabled: true }), { enabled: true });
@@ -71,7 +95,13 @@ t.test("channels: list without credentials, disable and enable", async (t) => {
 
 t.test("accounts: list and update", async (t) => {
   const list = await admin.admin.accounts.list.query();
-  t.same(list.map((a) => [a.id, a.channel]), [["local", "local"], ["mj", "mj"]]);
+  t.same(
+    list.map((a) => [a.id, a.channel]),
+    [
+      ["local", "local"],
+      ["mj", "mj"],
+    ],
+  );
   t.match(list[0], { enabled: true, concurrency: 3, queueSize: 10, modes: ["FAST"], botTypes: ["PRIMARY_BOT", "ANIME_BOT"], running: 0, queued: 0, lastError: "", lastErrorTime: null });
   const upd = await admin.admin.accounts.update.mutate({ id: "mj", enabled: false, remark: "maintenance", modes: ["RELAX", "TURBO"], queueSize: 4 });
   t.match(upd, { id: "mj", enabled: false, remark: "maintenance", modes: ["RELAX", "TURBO"], queueSize: 4, concurrency: 10 });
@@ -130,7 +160,11 @@ t.test("any other key gets FORBIDDEN", async (t) => {
   ];
   for (const [name, call] of calls) t.equal(await codeOf(call()), "FORBIDDEN", name);
   const batched = await Promise.all(calls.map(([, call]) => codeOf(call())));
-  t.same(batched, calls.map(() => "FORBIDDEN"), "also when the client batches them into one request");
+  t.same(
+    batched,
+    calls.map(() => "FORBIDDEN"),
+    "also when the client batches them into one request",
+  );
   t.equal((await admin.admin.channels.list.query())[0]!.enabled, true, "nothing changed");
   t.equal((await admin.admin.accounts.list.query())[0]!.enabled, true);
 });

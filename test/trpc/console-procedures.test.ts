@@ -28,7 +28,11 @@ const client = (key = ADMIN_KEY) =>
     ],
   });
 const admin = client();
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof TRPCClientError ? (e as TRPCClientError<AppRouter>).data?.code : String(e)));
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => "ok",
+    (e: unknown) => (e instanceof TRPCClientError ? (e as TRPCClientError<AppRouter>).data?.code : String(e)),
+  );
 
 /** Collects a subscription's events; `until` waits (bounded) for one that matches. */
 function collect<T>(subscribe: (h: { onData: (d: T) => void; onError: (e: unknown) => void; onComplete: () => void }) => { unsubscribe(): void }) {
@@ -82,9 +86,24 @@ t.test("live task list: a snapshot, then every change of an imagine until SUCCES
   await waitPhase(sub.taskId, "succeeded", feed);
   const seen = updatesOf(feed.events, sub.taskId);
   const progress = seen.map((i) => i.progress);
-  t.ok(progress.some((p) => p > 0 && p < 100), `progress moved through intermediate values: ${progress}`);
-  t.same(progress, [...progress].sort((a, b) => a - b), "progress never goes down");
-  t.match(seen.at(-1), { kind: "image-bot", status: "SUCCESS", phase: "succeeded", progress: 100, label: "IMAGINE", prompt: "a lighthouse at dusk", imageUrl: new RegExp(`^${server.baseUrl}/files/`) });
+  t.ok(
+    progress.some((p) => p > 0 && p < 100),
+    `progress moved through intermediate values: ${progress}`,
+  );
+  t.same(
+    progress,
+    [...progress].sort((a, b) => a - b),
+    "progress never goes down",
+  );
+  t.match(seen.at(-1), {
+    kind: "image-bot",
+    status: "SUCCESS",
+    phase: "succeeded",
+    progress: 100,
+    label: "IMAGINE",
+    prompt: "a lighthouse at dusk",
+    imageUrl: new RegExp(`^${server.baseUrl}/files/`),
+  });
   const png = await fetch(seen.at(-1)!.imageUrl);
   t.equal(png.headers.get("content-type"), "image/png", "the image URL points back at the gateway");
 
@@ -105,7 +124,10 @@ t.test("task detail, a button, a modal and cancel", async (t) => {
   const grid = await admin.imageBot.imagine.mutate({ prompt: "a red fox in snow" });
   await waitPhase(grid.taskId, "succeeded", feed);
   const detail = await admin.imageBot.get.query({ id: grid.taskId });
-  t.same(detail.buttons.map((b) => b.label || b.emoji), ["U1", "U2", "U3", "U4", "🔄", "V1", "V2", "V3", "V4"]);
+  t.same(
+    detail.buttons.map((b) => b.label || b.emoji),
+    ["U1", "U2", "U3", "U4", "🔄", "V1", "V2", "V3", "V4"],
+  );
   t.match(detail, { status: "SUCCESS", imageUrls: [/\/files\//] });
 
   const u1 = await admin.imageBot.action.mutate({ taskId: grid.taskId, customId: detail.buttons[0]!.customId });
@@ -161,13 +183,24 @@ t.test("images.generate returns URLs of real images", async (t) => {
 });
 
 t.test("chat.stream: text deltas, usage and finish; a failure is the last event, not a retry", async (t) => {
-  const chat = collect<Record<string, unknown>>((h) => admin.chat.stream.subscribe({ model: "local-chat", messages: [{ role: "user", content: "one two three four five six seven" }], maxTokens: 64 }, h));
+  const chat = collect<Record<string, unknown>>((h) =>
+    admin.chat.stream.subscribe({ model: "local-chat", messages: [{ role: "user", content: "one two three four five six seven" }], maxTokens: 64 }, h),
+  );
   await chat.until(() => chat.complete);
   const types = chat.events.map((e) => e.type);
   t.equal(types[0], "start");
   t.ok(types.filter((x) => x === "text").length > 3, "several text deltas");
-  t.equal(chat.events.filter((e) => e.type === "text").map((e) => e.text).join(""), "You said: one two three four five six seven");
-  t.match(chat.events.find((e) => e.type === "finish"), { finishReason: "stop" });
+  t.equal(
+    chat.events
+      .filter((e) => e.type === "text")
+      .map((e) => e.text)
+      .join(""),
+    "You said: one two three four five six seven",
+  );
+  t.match(
+    chat.events.find((e) => e.type === "finish"),
+    { finishReason: "stop" },
+  );
   t.match(chat.events.filter((e) => e.type === "usage").at(-1), { inputTokens: Number, outputTokens: Number });
 
   const broken = collect<Record<string, unknown>>((h) => admin.chat.stream.subscribe({ model: "local-chat", messages: [{ role: "user", content: "hello there #fault:midstream" }] }, h));
@@ -176,7 +209,11 @@ t.test("chat.stream: text deltas, usage and finish; a failure is the last event,
   t.equal(broken.events.filter((e) => e.type === "start").length, 1, "the call was made once");
 
   const bad = collect<Record<string, unknown>>((h) => admin.chat.stream.subscribe({ model: "", messages: [] }, h));
-  await t.rejects(bad.until(() => false, 5000), { message: /Too small/ }, "invalid input is a tRPC error");
+  await t.rejects(
+    bad.until(() => false, 5000),
+    { message: /Too small/ },
+    "invalid input is a tRPC error",
+  );
 });
 
 t.test("usageSeries: buckets per model and per key; records split at page boundaries are counted once", async (t) => {
@@ -184,23 +221,51 @@ t.test("usageSeries: buckets per model and per key; records split at page bounda
   const base = { format: "messages", channel: "local", inputTokens: 1, outputTokens: 2, images: 0, seconds: 0, credits: 0.5, status: "ok", latencyMs: 1, requestId: "r" };
   // 2,500 records, 10 per millisecond: page boundaries fall inside runs of equal times.
   for (let i = 0; i < 2500; i++) {
-    await server.deps.storage.usage.record({ ...base, time: since + Math.floor(i / 10), keyId: i % 2 ? "key_a" : "key_b", model: i < 500 ? "m-small" : "m-big", status: i % 100 === 0 ? "error:unavailable" : "ok" });
+    await server.deps.storage.usage.record({
+      ...base,
+      time: since + Math.floor(i / 10),
+      keyId: i % 2 ? "key_a" : "key_b",
+      model: i < 500 ? "m-small" : "m-big",
+      status: i % 100 === 0 ? "error:unavailable" : "ok",
+    });
   }
   const until = since + 250;
   const byModel = await admin.admin.usageSeries.query({ since, until, buckets: 5, groupBy: "model" });
   t.equal(byModel.records, 2500);
   t.equal(byModel.truncated, false);
   t.equal(byModel.bucketMs, 50);
-  t.same(byModel.starts, [0, 50, 100, 150, 200].map((d) => since + d));
-  t.same(byModel.series.map((s) => [s.group, s.total.requests]), [["m-big", 2000], ["m-small", 500]]);
-  t.same(byModel.series[1]!.points.map((p) => p.requests), [500, 0, 0, 0, 0]);
-  t.same(byModel.series[0]!.points.map((p) => p.requests), [0, 500, 500, 500, 500]);
+  t.same(
+    byModel.starts,
+    [0, 50, 100, 150, 200].map((d) => since + d),
+  );
+  t.same(
+    byModel.series.map((s) => [s.group, s.total.requests]),
+    [
+      ["m-big", 2000],
+      ["m-small", 500],
+    ],
+  );
+  t.same(
+    byModel.series[1]!.points.map((p) => p.requests),
+    [500, 0, 0, 0, 0],
+  );
+  t.same(
+    byModel.series[0]!.points.map((p) => p.requests),
+    [0, 500, 500, 500, 500],
+  );
   t.match(byModel.total, { requests: 2500, inputTokens: 2500, outputTokens: 5000, credits: 1250, errors: 25 });
   const totals = await admin.admin.usage.query({ since, until });
   t.equal(byModel.total.requests, totals.totals.requests, "the same totals as admin.usage");
 
   const byKey = await admin.admin.usageSeries.query({ since, until, buckets: 1, groupBy: "key", model: "m-small" });
-  t.same(byKey.series.map((s) => [s.group, s.total.requests]), [["key_a", 250], ["key_b", 250]], "filters apply");
+  t.same(
+    byKey.series.map((s) => [s.group, s.total.requests]),
+    [
+      ["key_a", 250],
+      ["key_b", 250],
+    ],
+    "filters apply",
+  );
 
   // 1,200 records in one millisecond: more than a page can hold there.
   const crowded = since + 10_000;
@@ -226,7 +291,10 @@ t.test("other keys: their own tasks only, no admin feed or usage; a bad key is r
 
   const denied = liveFeed(user);
   t.teardown(denied.stop);
-  await t.rejects(denied.until(() => false), { message: /admin/ });
+  await t.rejects(
+    denied.until(() => false),
+    { message: /admin/ },
+  );
   t.equal((denied.error as TRPCClientError<AppRouter>).data?.code, "FORBIDDEN");
   const nobody = liveFeed(client("sk-not-a-key"));
   t.teardown(nobody.stop);

@@ -45,7 +45,10 @@ t.test("a body over the limit", async (t) => {
 
 t.test("fastify's statuses as tRPC codes", async (t) => {
   const e = (statusCode: number | undefined, message = "m") => trpcError(Object.assign(new Error(message), { statusCode, code: "X", name: "FastifyError" }) as never);
-  t.same([413, 415, 408, 400, 431].map((s) => e(s).code), ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "TIMEOUT", "BAD_REQUEST", "BAD_REQUEST"]);
+  t.same(
+    [413, 415, 408, 400, 431].map((s) => e(s).code),
+    ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "TIMEOUT", "BAD_REQUEST", "BAD_REQUEST"],
+  );
   const internal = e(500, "secret");
   t.same([internal.code, internal.message], ["INTERNAL_SERVER_ERROR", "internal error"], "a server fault does not show its text");
   t.equal(e(undefined).code, "INTERNAL_SERVER_ERROR");

@@ -79,7 +79,14 @@ t.test("snapshot, then one re-read per batch of changes", async (t) => {
   const ac = new AbortController();
   const feed = reader(taskFeed(s.ctx, { phases: [], limit: 100 }, ac.signal));
   const snap = await feed.next();
-  t.match(snap, { type: "snapshot", items: [{ id: "1", phase: "running", progress: 40 }, { id: "2", phase: "succeeded" }, { id: "v1", kind: "video", phase: "queued" }] });
+  t.match(snap, {
+    type: "snapshot",
+    items: [
+      { id: "1", phase: "running", progress: 40 },
+      { id: "2", phase: "succeeded" },
+      { id: "v1", kind: "video", phase: "queued" },
+    ],
+  });
 
   s.tasks.set("1", task("1", Status.IN_PROGRESS, 70, 2000));
   const pending = feed.next();
@@ -88,7 +95,11 @@ t.test("snapshot, then one re-read per batch of changes", async (t) => {
   s.emit("1", "image-bot");
   s.emit("x", "something-else");
   t.match(await pending, { type: "update", item: { id: "1", progress: 70 } });
-  t.same(s.calls.filter((c) => c.startsWith("listTasks 1")), ["listTasks 1"], "three changes of one task: read once");
+  t.same(
+    s.calls.filter((c) => c.startsWith("listTasks 1")),
+    ["listTasks 1"],
+    "three changes of one task: read once",
+  );
 
   s.videos.set("v1", video("v1", VideoStatus.COMPLETED, 100));
   const next = feed.next();
@@ -117,7 +128,10 @@ t.test("filters: kind and phase", async (t) => {
   const failed = reader(taskFeed(s.ctx, { phases: ["failed"], limit: 100 }, ac.signal));
   t.same(((await failed.next()) as { items: { id: string }[] }).items.map((i) => i.id).sort(), ["1", "v1"]);
   const videos = reader(taskFeed(s.ctx, { kind: "video", phases: [], limit: 100 }, ac.signal));
-  t.same(((await videos.next()) as { items: { id: string }[] }).items.map((i) => i.id), ["v1"]);
+  t.same(
+    ((await videos.next()) as { items: { id: string }[] }).items.map((i) => i.id),
+    ["v1"],
+  );
   const limited = reader(taskFeed(s.ctx, { phases: [], limit: 1 }, ac.signal));
   t.equal(((await limited.next()) as { items: unknown[] }).items.length, 1);
   s.tasks.set("3", task("3", Status.CANCEL, 10));

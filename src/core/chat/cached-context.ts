@@ -29,13 +29,7 @@ export function cachedContentId(name: string): string | undefined {
 export const bareModel = (m: string) => m.replace(/^models\//, "");
 
 /** Loads a cached content the caller owns and that has not expired; NotFound otherwise. */
-export async function loadCachedContent(
-  store: CachedContentStore | undefined,
-  name: string,
-  keyId: string,
-  now: number,
-  field = "name",
-): Promise<CachedContentRecord> {
+export async function loadCachedContent(store: CachedContentStore | undefined, name: string, keyId: string, now: number, field = "name"): Promise<CachedContentRecord> {
   const id = cachedContentId(name);
   if (!id) throw invalidArgument(`${name || "(empty)"} is not a cached content name (expected cachedContents/{id})`, field, "invalid_cached_content_name");
   const rec = store ? await store.get(id) : undefined;

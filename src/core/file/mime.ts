@@ -53,8 +53,9 @@ export function detectMimeType(data: Uint8Array, declared: string, filename: str
 
 /** A file name as stored: the last path segment, no control characters, at most 255 characters; "" when nothing is left. */
 export function cleanFilename(name: string): string {
+  const last = name.split(/[\\/]/).at(-1)!;
   // eslint-disable-next-line no-control-regex -- control characters are what it removes
-  const base = name.split(/[\\/]/).at(-1)!.replace(/[\u0000-\u001f\u007f]/g, "").trim();
+  const base = last.replace(/[\u0000-\u001f\u007f]/g, "").trim();
   return base === "." || base === ".." ? "" : base.slice(0, 255);
 }
 

@@ -61,11 +61,7 @@ export async function resolveFileRefs(input: ChatInput, deps: FileResolveDeps | 
         let mimeType = rec.mimeType;
         if (!CHAT_MEDIA_TYPES.has(mimeType) && TEXTUAL.test(mimeType) && isUtf8(data)) mimeType = "text/plain";
         if (!CHAT_MEDIA_TYPES.has(mimeType)) {
-          throw invalidArgument(
-            `File ${id} is ${rec.mimeType}, which a message cannot carry: documents are PDF or text, images JPEG, PNG, GIF or WebP.`,
-            field,
-            "unsupported_file_type",
-          );
+          throw invalidArgument(`File ${id} is ${rec.mimeType}, which a message cannot carry: documents are PDF or text, images JPEG, PNG, GIF or WebP.`, field, "unsupported_file_type");
         }
         return { data, mimeType };
       })();

@@ -77,7 +77,9 @@ export function planAction(parsed: ParsedCustomId, parent: ImageBotTask): PlanRe
       };
     case "custom_zoom":
       if (!isSingle) return needSingle();
-      return { plan: { ...base, action: "ZOOM", actionDetail: "CUSTOM_ZOOM", operation: { kind: "zoom", factor: 2 }, modal: "always", modalKind: "custom_zoom", description: up(LABELS.custom_zoom!) } };
+      return {
+        plan: { ...base, action: "ZOOM", actionDetail: "CUSTOM_ZOOM", operation: { kind: "zoom", factor: 2 }, modal: "always", modalKind: "custom_zoom", description: up(LABELS.custom_zoom!) },
+      };
     case "pan":
       if (!isSingle) return needSingle();
       return { plan: { ...base, action: "PAN", operation: { kind: "pan", direction: a.direction }, modal: "remix", modalKind: "remix", description: up(`Pan ${a.direction}`) } };
@@ -115,6 +117,8 @@ export function planAction(parsed: ParsedCustomId, parent: ImageBotTask): PlanRe
     }
     case "picread_retry":
       if (p.action !== "DESCRIBE") return { refused: `task ${parent.id} is not a DESCRIBE task` };
-      return { plan: { ...base, action: "DESCRIBE", actionDetail: "PICREAD_RETRY", operation: { kind: "describe" }, modal: "never", description: `/describe ${parent.id} (retry)`, inputs: [...p.inputs] } };
+      return {
+        plan: { ...base, action: "DESCRIBE", actionDetail: "PICREAD_RETRY", operation: { kind: "describe" }, modal: "never", description: `/describe ${parent.id} (retry)`, inputs: [...p.inputs] },
+      };
   }
 }

@@ -47,10 +47,7 @@ export function upscaleButtons(hash: string, canUpscaleAgain: boolean): ImageBot
 
 /** After describe: imagine one of the four prompts (through MODAL), or describe again. */
 export function describeButtons(count: number): ImageBotButton[] {
-  return [
-    ...NUMBERS.slice(0, Math.min(4, count)).map((emoji, i) => button({ kind: "pic_reader", index: i + 1 }, "", "", emoji)),
-    button({ kind: "picread_retry" }, "", "", "🔄"),
-  ];
+  return [...NUMBERS.slice(0, Math.min(4, count)).map((emoji, i) => button({ kind: "pic_reader", index: i + 1 }, "", "", emoji)), button({ kind: "picread_retry" }, "", "", "🔄")];
 }
 
 /** After shorten: imagine one of the shortened prompts (through MODAL). */

@@ -3,14 +3,7 @@
 // watching and the account pool are here.
 import { create } from "../proto/create.js";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import {
-  AccountMode as AccountModeEnum,
-  AccountSchema,
-  BotType,
-  ImageBotService,
-  type Account,
-  type Task,
-} from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
+import { AccountMode as AccountModeEnum, AccountSchema, BotType, ImageBotService, type Account, type Task } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { formatKey, principalKey, type Principal } from "../context.js";
 import { URL_BASE_HEADER } from "../image/image-service.js";
 import { Code, coreError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
@@ -79,7 +72,9 @@ export function accountPatch(acc: Account | undefined, mask: string[]): AccountP
         break;
       }
       case "botTypes": {
-        const types = acc.botTypes.map((b): BotTypeName | undefined => (b === BotType.ANIME_BOT ? "ANIME_BOT" : b === BotType.PRIMARY_BOT ? "PRIMARY_BOT" : undefined)).filter((b): b is BotTypeName => !!b);
+        const types = acc.botTypes
+          .map((b): BotTypeName | undefined => (b === BotType.ANIME_BOT ? "ANIME_BOT" : b === BotType.PRIMARY_BOT ? "PRIMARY_BOT" : undefined))
+          .filter((b): b is BotTypeName => !!b);
         if (types.length === 0) throw invalidArgument("botTypes must name PRIMARY_BOT or ANIME_BOT", "botTypes");
         patch.botTypes = types;
         break;
@@ -108,7 +103,10 @@ function requireAdmin(p: Principal): void {
 export function imageBotService(deps: ImageBotDeps): ServiceImpl<typeof ImageBotService> {
   const submitter = new ImageBotSubmitter(deps);
   const base = (caller: Caller, t: ImageBotTask) => (deps.settings.publicUrl ?? "").replace(/\/+$/, "") || caller.urlBase || t.payload.urlBase || "";
-  const taskOf = (caller: Caller) => (t: ImageBotTask): Task => toProtoTask(t, (id) => deps.files.url(id, base(caller, t)), deps.pool.get(t.payload.accountId)?.instanceId ?? "");
+  const taskOf =
+    (caller: Caller) =>
+    (t: ImageBotTask): Task =>
+      toProtoTask(t, (id) => deps.files.url(id, base(caller, t)), deps.pool.get(t.payload.accountId)?.instanceId ?? "");
   const mine = (t: ImageBotTask, p: Principal) => t.kind === IMAGE_BOT_KIND && (p.admin || t.ownerKeyId === p.keyId);
 
   return {
@@ -138,7 +136,12 @@ export function imageBotService(deps: ImageBotDeps): ServiceImpl<typeof ImageBot
         tasks = (await deps.runner.getMany<ImageBotPayload>([...new Set(req.ids)])).filter((t) => mine(t, principal));
       } else {
         const active = statuses.length > 0 && statuses.every((s) => !isTerminal(s));
-        tasks = await deps.runner.list<ImageBotPayload>(IMAGE_BOT_KIND, { active, limit: active ? 100_000 : limit + 1, after: req.pageToken || undefined, ownerKeyId: principal.admin ? undefined : principal.keyId });
+        tasks = await deps.runner.list<ImageBotPayload>(IMAGE_BOT_KIND, {
+          active,
+          limit: active ? 100_000 : limit + 1,
+          after: req.pageToken || undefined,
+          ownerKeyId: principal.admin ? undefined : principal.keyId,
+        });
       }
       if (statuses.length > 0) tasks = tasks.filter((t) => statuses.includes(t.run.status));
       // Asked by ids, every one found is returned (up to the 1000 ids allowed); else a page.
@@ -153,7 +156,8 @@ export function imageBotService(deps: ImageBotDeps): ServiceImpl<typeof ImageBot
       try {
         return { task: taskOf(caller)(await deps.runner.cancel<ImageBotPayload>(task.id, "cancelled by the client")) };
       } catch (err) {
-        if (err instanceof InvalidTransitionError) throw coreError(Code.FailedPrecondition, `task ${task.id} has already finished (status ${task.run.status})`, { reason: "task_finished", field: "id" });
+        if (err instanceof InvalidTransitionError)
+          throw coreError(Code.FailedPrecondition, `task ${task.id} has already finished (status ${task.run.status})`, { reason: "task_finished", field: "id" });
         throw err;
       }
     },

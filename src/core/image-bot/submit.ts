@@ -269,9 +269,12 @@ export class ImageBotSubmitter {
   private async checkPrompt(prompt: string, caller: Caller): Promise<{ promptEn: string; properties: JsonObject }> {
     const words = this.deps.settings.bannedWords;
     const early = findBannedWord(prompt, words);
-    const t = early ? { promptEn: prompt, properties: {} } : await translatePrompt(prompt, { model: this.deps.settings.translateModel, chat: this.deps.chat, authorization: caller.authorization, format: caller.format, signal: caller.signal });
+    const t = early
+      ? { promptEn: prompt, properties: {} }
+      : await translatePrompt(prompt, { model: this.deps.settings.translateModel, chat: this.deps.chat, authorization: caller.authorization, format: caller.format, signal: caller.signal });
     const banned = early ?? findBannedWord(t.promptEn, words);
-    if (banned) throw coreError(Code.InvalidArgument, `the prompt may contain a sensitive word: ${banned}`, { reason: "banned_prompt", field: "prompt", metadata: { bannedWord: banned, promptEn: t.promptEn } });
+    if (banned)
+      throw coreError(Code.InvalidArgument, `the prompt may contain a sensitive word: ${banned}`, { reason: "banned_prompt", field: "prompt", metadata: { bannedWord: banned, promptEn: t.promptEn } });
     return t;
   }
 
@@ -310,4 +313,3 @@ export function describeSubmission(action: ActionName, id: string, prompt: strin
       return `/${action.toLowerCase()} ${id}`;
   }
 }
-

@@ -21,8 +21,7 @@ export const invalidValue = (param: string, value: string, supported: readonly s
 
 export const missingParam = (param: string) => paramError(param, "missing_required_parameter", `Missing required parameter: '${param}'.`);
 
-export const unsupportedParam = (param: string, model: string) =>
-  paramError(param, "unsupported_parameter", `Unsupported parameter: '${param}' is not supported with the model '${model}'.`);
+export const unsupportedParam = (param: string, model: string) => paramError(param, "unsupported_parameter", `Unsupported parameter: '${param}' is not supported with the model '${model}'.`);
 
 export const stringTooLong = (param: string, max: number, got: number) =>
   paramError(param, "string_above_max_length", `Invalid '${param}': string too long. Expected a string with maximum length ${max}, but got a string with length ${got} instead.`);

@@ -27,7 +27,6 @@ export interface UpstreamImageChannel {
   provider: ImageProvider;
 }
 
-
 /** `states` (runtime channel state) is consulted at each resolve; unset, each channel's configured `enabled` counts. */
 export function imageRouting(upstreams: UpstreamImageChannel[], local: ImageProvider, rng: () => number = Math.random, states?: ChannelStates): ImageRouting {
   const openai = upstreams.filter((u) => u.channel.provider === "openai");

@@ -98,7 +98,9 @@ async function openStream(routing: ImageRouting, routes: ImageRoute[], job: Imag
 
 /** Format and dimensions of a produced image; unreadable bytes are the provider's fault. */
 async function measure(data: Uint8Array): Promise<{ mimeType: string; width: number; height: number }> {
-  const meta = await (await loadSharp())(data)
+  const meta = await (
+    await loadSharp()
+  )(data)
     .metadata()
     .catch(() => undefined);
   if (!meta?.format || !meta.width || !meta.height) {

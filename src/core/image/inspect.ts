@@ -49,7 +49,9 @@ export async function hasTransparentPixels(img: InspectedImage): Promise<boolean
   if (!img.hasAlpha) return false;
   // This decodes the pixels: a file whose header passed but whose data is corrupt fails here
   // (sharp's stats() rejects some such files and answers no channels for others, e.g. a bad CRC).
-  const stats = await (await loadSharp())(img.data, DECODE_LIMIT)
+  const stats = await (
+    await loadSharp()
+  )(img.data, DECODE_LIMIT)
     .stats()
     .catch(() => undefined);
   if (!stats?.channels.length) throw paramError("image", "invalid_image_format", `Invalid file '${img.filename}': the image data is corrupt and could not be decoded.`);
@@ -57,7 +59,12 @@ export async function hasTransparentPixels(img: InspectedImage): Promise<boolean
 }
 
 /** Applies the rules of an edit or variation to its images and mask. */
-export async function inspectInputs(images: InputFile[], mask: InputFile | undefined, rules: InputRules, maskRules: { maxBytes: number } | undefined): Promise<{ images: InspectedImage[]; mask?: InspectedImage }> {
+export async function inspectInputs(
+  images: InputFile[],
+  mask: InputFile | undefined,
+  rules: InputRules,
+  maskRules: { maxBytes: number } | undefined,
+): Promise<{ images: InspectedImage[]; mask?: InspectedImage }> {
   if (images.length === 0) throw missingParam("image");
   if (images.length > rules.maxImages) {
     throw paramError("image", "too_many_images", `Invalid 'image': expected at most ${rules.maxImages} image${rules.maxImages > 1 ? "s" : ""}, got ${images.length}.`);

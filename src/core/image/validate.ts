@@ -63,7 +63,11 @@ export function checkOptions(op: Operation, profile: ImageProfile, model: string
   const format = (outputFormat || "png") as ImageJob["outputFormat"];
   if (background === "transparent" && !(profile.transparentFormats ?? []).includes(format)) {
     const ok = profile.transparentFormats ?? [];
-    throw paramError("background", "invalid_value", `Invalid value: 'transparent'. A transparent background is not supported with output_format '${format}'; use ${ok.length > 1 ? "one of " : ""}${ok.map((f) => `'${f}'`).join(" or ")}.`);
+    throw paramError(
+      "background",
+      "invalid_value",
+      `Invalid value: 'transparent'. A transparent background is not supported with output_format '${format}'; use ${ok.length > 1 ? "one of " : ""}${ok.map((f) => `'${f}'`).join(" or ")}.`,
+    );
   }
 
   const compression = opts.outputCompression;

@@ -67,7 +67,6 @@ export function channelServes(c: ChannelConfig, model: string): boolean {
   return Object.hasOwn(c.modelMap, model) || c.models.some((g) => globMatch(g, model));
 }
 
-
 export interface ChannelRoutingOptions {
   channels: ChatChannel[];
   /** The local engine and the model globs it serves next to the channels. */
@@ -98,7 +97,14 @@ export function channelChatRouting(opts: ChannelRoutingOptions): ChatRouting {
     for (const r of ranks) {
       const inRank = matched.filter((c) => rank(c) === r);
       const priorities = [...new Set(inRank.map((c) => c.config.priority))].sort((a, b) => b - a);
-      for (const p of priorities) ordered.push(...weightedOrder(inRank.filter((c) => c.config.priority === p), (c) => c.config.weight, rng));
+      for (const p of priorities)
+        ordered.push(
+          ...weightedOrder(
+            inRank.filter((c) => c.config.priority === p),
+            (c) => c.config.weight,
+            rng,
+          ),
+        );
     }
     return ordered;
   };

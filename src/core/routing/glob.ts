@@ -6,7 +6,14 @@ export function globMatch(glob: string, name: string): boolean {
   if (!/[*?]/.test(glob)) return glob === name;
   let re = compiled.get(glob);
   if (!re) {
-    re = new RegExp("^" + glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".") + "$");
+    re = new RegExp(
+      "^" +
+        glob
+          .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+          .replace(/\*/g, ".*")
+          .replace(/\?/g, ".") +
+        "$",
+    );
     // Globs come from the configuration, so the cache stays small; the bound is a guard.
     if (compiled.size >= 1000) compiled.clear();
     compiled.set(glob, re);

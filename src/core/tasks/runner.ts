@@ -185,7 +185,12 @@ export class TaskRunner {
         .slice(0, opts.limit)
         .map((r) => toStored<P>(r));
     }
-    const rows = await this.opts.storage.tasks.list(kind, { limit: opts.limit, order: "desc", ...(opts.after ? { after: opts.after } : {}), ...(opts.ownerKeyId ? { ownerKeyId: opts.ownerKeyId } : {}) });
+    const rows = await this.opts.storage.tasks.list(kind, {
+      limit: opts.limit,
+      order: "desc",
+      ...(opts.after ? { after: opts.after } : {}),
+      ...(opts.ownerKeyId ? { ownerKeyId: opts.ownerKeyId } : {}),
+    });
     return rows.map((r) => toStored<P>(r));
   }
 
@@ -198,7 +203,17 @@ export class TaskRunner {
     const t = this.opts.now();
     const run: RunState = { status: init.status, progress: 0, submitTime: t, queue: init.queue, notifyHook: init.notifyHook, seq: 0, runs: 0 };
     if (queued) run.queueTime = t;
-    const record: TaskRecord = { id: init.id, kind: init.kind, status: run.status, ownerKeyId: init.ownerKeyId, data: { run, payload: init.payload }, createTime: t, updateTime: t, version: 1, queue: init.queue };
+    const record: TaskRecord = {
+      id: init.id,
+      kind: init.kind,
+      status: run.status,
+      ownerKeyId: init.ownerKeyId,
+      data: { run, payload: init.payload },
+      createTime: t,
+      updateTime: t,
+      version: 1,
+      queue: init.queue,
+    };
     try {
       await this.opts.storage.outbox.insertTask(record, [], queued ? this.room(limits!, t) : undefined);
     } catch (err) {
@@ -518,7 +533,18 @@ export class TaskRunner {
           const body = handler.callbackBody({ ...cur, run, payload: m.payload });
           if (body !== undefined) {
             const t = this.opts.now();
-            messages.push({ id: "msg_" + randomBytes(16).toString("hex"), taskId: id, seq: run.seq, url: run.notifyHook, body, status: "pending", attempts: 0, nextAttemptTime: t, createTime: t, updateTime: t });
+            messages.push({
+              id: "msg_" + randomBytes(16).toString("hex"),
+              taskId: id,
+              seq: run.seq,
+              url: run.notifyHook,
+              body,
+              status: "pending",
+              attempts: 0,
+              nextAttemptTime: t,
+              createTime: t,
+              updateTime: t,
+            });
           }
         }
         const patch: TaskPatch = { status: run.status, data: { run, payload: m.payload } };

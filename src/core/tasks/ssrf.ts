@@ -82,7 +82,10 @@ function embeddedV4(addr: string): string | undefined {
  * through isPrivateAddress, which reads hosts through this.
  */
 export function canonicalHost(host: string): CanonicalHost {
-  const bare = host.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
+  const bare = host
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "")
+    .toLowerCase();
   const family = isIP(bare);
   if (family === 4) return { kind: "ipv4", address: bare };
   if (family === 6) {

@@ -22,13 +22,7 @@ export const priceSchema = z
       )
       .default([]),
     /** Images, credits per image by model glob, optionally per size and quality. */
-    images: z
-      .array(
-        z
-          .object({ model: z.string().min(1), size: z.string().optional(), quality: z.string().optional(), perImage: z.number().min(0) })
-          .strict(),
-      )
-      .default([]),
+    images: z.array(z.object({ model: z.string().min(1), size: z.string().optional(), quality: z.string().optional(), perImage: z.number().min(0) }).strict()).default([]),
     /** Image-bot tasks, credits per action (IMAGINE, UPSCALE, ...); "*" is the default. */
     imageBot: z.record(z.string(), z.number().min(0)).default({}),
     /** Video, credits per second of video by model glob. */

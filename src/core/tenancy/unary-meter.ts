@@ -74,7 +74,7 @@ const imageCall = (op: Operation, r: unknown, streamed: boolean): ImageCall => {
  * priced at its batch, the stream's last message (previews cost nothing).
  */
 const imageMeter = (op: Operation, models: ModelResolver | undefined, streamed = false): Meter => ({
-  model: (r) => (models ? imageModelName(models, imageCall(op, r, streamed)) : (r as ImageReq).options?.model ?? ""),
+  model: (r) => (models ? imageModelName(models, imageCall(op, r, streamed)) : ((r as ImageReq).options?.model ?? "")),
   estimate: (p, r) => (models ? imageRequestEstimate(p, models, imageCall(op, r, streamed)) : 0),
   actual: (p, r, res) => {
     const batch = (res as ImageRes).batch;

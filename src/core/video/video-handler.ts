@@ -122,7 +122,9 @@ export function videoHandler(deps: VideoHandlerDeps): TaskHandler<VideoPayload> 
           given: payload.given,
           reference: await reference(payload, provider, ctx.signal),
           metadata: payload.metadata,
-          remixOf: payload.remix ? { prompt: payload.remix.prompt, seed: payload.remix.seed, ...(payload.remix.channel === payload.route.channel ? { upstreamId: payload.remix.upstreamId } : {}) } : undefined,
+          remixOf: payload.remix
+            ? { prompt: payload.remix.prompt, seed: payload.remix.seed, ...(payload.remix.channel === payload.route.channel ? { upstreamId: payload.remix.upstreamId } : {}) }
+            : undefined,
           resume: payload.resume,
         };
         const out = await provider.run(job, {

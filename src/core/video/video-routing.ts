@@ -32,7 +32,6 @@ export interface VideoRouting {
 
 export const isVideoChannel = (c: ChannelConfig) => (VIDEO_PROVIDERS as readonly string[]).includes(c.provider);
 
-
 /**
  * `states` (runtime channel state) is consulted at each resolve; unset, each
  * channel's configured `enabled` counts. Disabled channels keep their provider

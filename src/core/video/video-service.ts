@@ -101,7 +101,15 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
     for (const route of routes) {
       deps.routing.provider(route.channel)?.admit?.(payload.prompt);
       try {
-        const { task } = await deps.runner.create<VideoPayload>({ id, kind: VIDEO_KIND, ownerKeyId: p.keyId, status: "NOT_START", queue: videoQueue(route.channel), notifyHook: deps.notifyHook, payload: { ...payload, route } });
+        const { task } = await deps.runner.create<VideoPayload>({
+          id,
+          kind: VIDEO_KIND,
+          ownerKeyId: p.keyId,
+          status: "NOT_START",
+          queue: videoQueue(route.channel),
+          notifyHook: deps.notifyHook,
+          payload: { ...payload, route },
+        });
         return task;
       } catch (err) {
         if (!(err instanceof QueueFullError)) throw err;
@@ -197,7 +205,14 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
       const parent = await visible(req.id, ctx);
       if (!req.prompt.trim()) throw invalidArgument("Missing required parameter: 'prompt'.", "prompt", "missing_required_parameter");
       if (parent.run.status !== "SUCCESS") throw notReady(parent.id, "only completed videos can be remixed");
-      const params = resolveParams({ model: parent.payload.model, prompt: req.prompt, duration: parent.payload.duration, size: `${parent.payload.width}x${parent.payload.height}`, aspectRatio: "", fps: parent.payload.fps });
+      const params = resolveParams({
+        model: parent.payload.model,
+        prompt: req.prompt,
+        duration: parent.payload.duration,
+        size: `${parent.payload.width}x${parent.payload.height}`,
+        aspectRatio: "",
+        fps: parent.payload.fps,
+      });
       const routes = deps.routing.resolve(params.model);
       const same = routes.findIndex((r) => r.channel === parent.payload.route.channel);
       if (same > 0) routes.unshift(...routes.splice(same, 1));

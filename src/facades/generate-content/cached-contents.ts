@@ -4,16 +4,7 @@ import { type JsonObject } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import { timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { isoTime } from "../shared/time.js";
-import {
-  CachedContentSchema,
-  Role,
-  ToolChoiceMode,
-  type CachedContent,
-  type Part,
-  type Tool,
-  type ToolChoice,
-  type Turn,
-} from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { CachedContentSchema, Role, ToolChoiceMode, type CachedContent, type Part, type Tool, type ToolChoice, type Turn } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { invalidArgument } from "../../core/errors.js";
 import { jsonSchemaToGemini } from "./schema.js";
 import { toCoreSystem, toCoreToolChoice, toCoreTools, toCoreTurns } from "./translate.js";
@@ -85,7 +76,6 @@ export function fromCoreToolChoice(tc: ToolChoice): JsonObject {
   return { functionCallingConfig: { mode: MODE_NAMES[tc.mode], ...(tc.allowedNames.length ? { allowedFunctionNames: tc.allowedNames } : {}) } };
 }
 
-
 export function fromCoreCachedContent(cc: CachedContent): JsonObject {
   const system = fromCoreSystem(cc.system);
   const tools = fromCoreTools(cc.tools);
@@ -106,7 +96,12 @@ export function fromCoreCachedContent(cc: CachedContent): JsonObject {
 
 /** PATCH: which of ttl / expireTime to apply, honouring `updateMask` when given. */
 export function toCoreExpiry(body: { ttl?: string | undefined; expireTime?: string | undefined }, updateMask: string | undefined): { ttlSeconds: bigint; expireTime?: Timestamp } {
-  const fields = updateMask ? updateMask.split(",").map((s) => s.trim()).filter(Boolean) : undefined;
+  const fields = updateMask
+    ? updateMask
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
   const wants = (name: string) => !fields || fields.some((f) => f === name || f === name.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase()));
   for (const f of fields ?? []) {
     if (!["ttl", "expireTime", "expire_time"].includes(f)) throw invalidArgument(`updateMask: ${f} cannot be updated; only ttl or expireTime`, "updateMask");

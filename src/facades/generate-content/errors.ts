@@ -190,9 +190,12 @@ export function notFoundError(message: string): WireError {
 }
 
 export function unauthenticatedError(): WireError {
-  return status(401, "UNAUTHENTICATED", "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.", [
-    { "@type": `${TYPE}ErrorInfo`, reason: "CREDENTIALS_MISSING", domain: ERROR_DOMAIN, metadata: {} },
-  ]);
+  return status(
+    401,
+    "UNAUTHENTICATED",
+    "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    [{ "@type": `${TYPE}ErrorInfo`, reason: "CREDENTIALS_MISSING", domain: ERROR_DOMAIN, metadata: {} }],
+  );
 }
 
 export function internalError(): WireError {

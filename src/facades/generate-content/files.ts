@@ -177,12 +177,17 @@ export function uploadRoutes(o: GeminiFilesOptions, version: string) {
 
     async function chunk(req: FastifyRequest, reply: FastifyReply, key: string, id: string, command: string[]) {
       const s = sessions.get(id);
-      if (!s || s.expires <= o.now() || !sameKey(s.key, Buffer.from(key))) throw coreError(Code.NotFound, "No such upload session (it expired, finished, or was started on another instance).", { reason: "upload_not_found" });
+      if (!s || s.expires <= o.now() || !sameKey(s.key, Buffer.from(key)))
+        throw coreError(Code.NotFound, "No such upload session (it expired, finished, or was started on another instance).", { reason: "upload_not_found" });
       if (command.includes("cancel")) {
         drop(id);
         return reply.header("x-goog-upload-status", "cancelled").code(200).send();
       }
-      if (command.includes("query")) return reply.headers({ "x-goog-upload-status": "active", "x-goog-upload-size-received": String(s.received) }).code(200).send();
+      if (command.includes("query"))
+        return reply
+          .headers({ "x-goog-upload-status": "active", "x-goog-upload-size-received": String(s.received) })
+          .code(200)
+          .send();
       if (!command.includes("upload")) throw invalidArgument("X-Goog-Upload-Command must be upload, upload, finalize, query or cancel.", "X-Goog-Upload-Command");
       const offset = Number(header(req, "x-goog-upload-offset") ?? "0");
       if (offset !== s.received) throw invalidArgument(`X-Goog-Upload-Offset is ${offset}; ${s.received} bytes have been received.`, "X-Goog-Upload-Offset");
@@ -197,14 +202,21 @@ export function uploadRoutes(o: GeminiFilesOptions, version: string) {
       s.chunks.push(body);
       s.received += body.length;
       held += body.length;
-      if (!final) return reply.headers({ "x-goog-upload-status": "active", "x-goog-upload-size-received": String(s.received) }).code(200).send();
+      if (!final)
+        return reply
+          .headers({ "x-goog-upload-status": "active", "x-goog-upload-size-received": String(s.received) })
+          .code(200)
+          .send();
       drop(id);
       if (s.declared !== undefined && s.declared !== s.received) throw invalidArgument(`The upload declared ${s.declared} bytes and sent ${s.received}.`, "X-Goog-Upload-Header-Content-Length");
       const res = await o.files.uploadFile(
         { filename: s.displayName, mimeType: s.mimeType, data: Buffer.concat(s.chunks, s.received), expiresInSeconds: BigInt(GEMINI_FILE_TTL_S) },
         o.call(req, reply),
       );
-      return reply.header("x-goog-upload-status", "final").type("application/json; charset=utf-8").send({ file: toGeminiFile(res.file!, baseUrl(req, o.publicUrl), version) });
+      return reply
+        .header("x-goog-upload-status", "final")
+        .type("application/json; charset=utf-8")
+        .send({ file: toGeminiFile(res.file!, baseUrl(req, o.publicUrl), version) });
     }
   };
 }

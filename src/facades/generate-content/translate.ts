@@ -63,11 +63,7 @@ function functionTool(d: wire.FunctionDeclaration, f: string): Tool {
     throw invalidArgument(`${f}.name: function names start with a letter or underscore and contain only a-z, A-Z, 0-9, _, ., : and - (at most 128)`, `${f}.name`);
   }
   if (d.parameters && d.parametersJsonSchema) throw invalidArgument(`${f}: set parameters or parametersJsonSchema, not both`, `${f}.parametersJsonSchema`);
-  const parameters = d.parametersJsonSchema
-    ? (d.parametersJsonSchema as JsonObject)
-    : d.parameters
-      ? geminiToJsonSchema(d.parameters, `${f}.parameters`)
-      : { type: "object", properties: {} };
+  const parameters = d.parametersJsonSchema ? (d.parametersJsonSchema as JsonObject) : d.parameters ? geminiToJsonSchema(d.parameters, `${f}.parameters`) : { type: "object", properties: {} };
   const tool = create(ToolSchema, { kind: { case: "function", value: { name: d.name, description: d.description ?? "", parameters } } });
   const extras = unknownFields(d, DECLARATION_FIELDS);
   if (extras) tool.vendorExtras = { [GEMINI]: extras };
@@ -105,7 +101,13 @@ export function toCoreTools(tools: wire.Tool[] | undefined, field = "tools"): To
 
 type WireToolConfig = NonNullable<wire.GenerateContentRequest["toolConfig"]>;
 
-const MODES: Record<string, ToolChoiceMode> = { MODE_UNSPECIFIED: ToolChoiceMode.UNSPECIFIED, AUTO: ToolChoiceMode.AUTO, ANY: ToolChoiceMode.ANY, NONE: ToolChoiceMode.NONE, VALIDATED: ToolChoiceMode.AUTO };
+const MODES: Record<string, ToolChoiceMode> = {
+  MODE_UNSPECIFIED: ToolChoiceMode.UNSPECIFIED,
+  AUTO: ToolChoiceMode.AUTO,
+  ANY: ToolChoiceMode.ANY,
+  NONE: ToolChoiceMode.NONE,
+  VALIDATED: ToolChoiceMode.AUTO,
+};
 const KNOWN_MODES: ReadonlySet<string> = new Set(CALLING_MODES);
 const KNOWN_LEVELS: ReadonlySet<string> = new Set(THINKING_LEVELS);
 const KNOWN_RESOLUTIONS: ReadonlySet<string> = new Set(MEDIA_RESOLUTIONS);
@@ -289,8 +291,7 @@ export function toCoreRequest(req: wire.GenerateContentRequest, model: string, r
   if (requireContents && req.contents.length === 0) throw invalidArgument("contents: contents is not specified", "contents");
   const tools = toCoreTools(req.tools);
   // The declared names matter only to a functionCallingConfig (and not when the tools may live in a cached content).
-  const declared =
-    req.toolConfig?.functionCallingConfig && !req.cachedContent ? new Set(tools.flatMap((t) => (t.kind.case === "function" ? [t.kind.value.name] : []))) : undefined;
+  const declared = req.toolConfig?.functionCallingConfig && !req.cachedContent ? new Set(tools.flatMap((t) => (t.kind.case === "function" ? [t.kind.value.name] : []))) : undefined;
   const toolChoice = toCoreToolChoice(req.toolConfig, declared);
   const config = toCoreConfig(req.generationConfig);
   const { turns, origins } = toCoreTurns(req.contents);

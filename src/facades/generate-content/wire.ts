@@ -289,10 +289,12 @@ export const generateContentRequest = request(obj(requestShape));
 export type GenerateContentRequest = z.infer<typeof generateContentRequest>;
 
 /** countTokens takes either contents or a whole generateContentRequest. */
-export const countTokensRequest = request(obj({
-  contents: z.array(content).optional(),
-  generateContentRequest: obj({ model: z.string().optional(), ...requestShape }).optional(),
-}));
+export const countTokensRequest = request(
+  obj({
+    contents: z.array(content).optional(),
+    generateContentRequest: obj({ model: z.string().optional(), ...requestShape }).optional(),
+  }),
+);
 export type CountTokensRequest = z.infer<typeof countTokensRequest>;
 
 // ---------------------------------------------------------------- cachedContents
@@ -300,19 +302,23 @@ export type CountTokensRequest = z.infer<typeof countTokensRequest>;
 /** A protobuf Duration in JSON: "3600s", "1.5s". */
 export const DURATION = /^\d{1,12}(\.\d{1,9})?s$/;
 
-export const cachedContent = request(obj({
-  model: z.string().min(1),
-  displayName: z.string().max(128).optional(),
-  contents: z.array(content).optional(),
-  systemInstruction: content.optional(),
-  tools: z.array(tool).optional(),
-  toolConfig: toolConfig.optional(),
-  ttl: z.string().regex(DURATION, { error: 'must be a duration such as "3600s"' }).optional(),
-  expireTime: z.iso.datetime({ offset: true, error: "must be an RFC 3339 timestamp" }).optional(),
-}));
+export const cachedContent = request(
+  obj({
+    model: z.string().min(1),
+    displayName: z.string().max(128).optional(),
+    contents: z.array(content).optional(),
+    systemInstruction: content.optional(),
+    tools: z.array(tool).optional(),
+    toolConfig: toolConfig.optional(),
+    ttl: z.string().regex(DURATION, { error: 'must be a duration such as "3600s"' }).optional(),
+    expireTime: z.iso.datetime({ offset: true, error: "must be an RFC 3339 timestamp" }).optional(),
+  }),
+);
 export type CachedContentBody = z.infer<typeof cachedContent>;
 
-export const cachedContentPatch = request(obj({
-  ttl: z.string().regex(DURATION, { error: 'must be a duration such as "3600s"' }).optional(),
-  expireTime: z.iso.datetime({ offset: true, error: "must be an RFC 3339 timestamp" }).optional(),
-}));
+export const cachedContentPatch = request(
+  obj({
+    ttl: z.string().regex(DURATION, { error: 'must be a duration such as "3600s"' }).optional(),
+    expireTime: z.iso.datetime({ offset: true, error: "must be an RFC 3339 timestamp" }).optional(),
+  }),
+);

@@ -12,7 +12,20 @@ import { URL_BASE_HEADER } from "../../core/image/image-service.js";
 import type { FacadeOptions } from "../shared/options.js";
 import { coreCallOptions } from "../shared/call.js";
 import { CODE, FacadeError, badRequest, fromConnectError, wireError, type WireError } from "./errors.js";
-import { fromCoreAccount, fromCoreResult, fromCoreTask, toCoreAccountUpdate, toCoreAction, toCoreBlend, toCoreDescribe, toCoreImagine, toCoreModal, toCoreShorten, toCoreSwap, toCoreUpload } from "./translate.js";
+import {
+  fromCoreAccount,
+  fromCoreResult,
+  fromCoreTask,
+  toCoreAccountUpdate,
+  toCoreAction,
+  toCoreBlend,
+  toCoreDescribe,
+  toCoreImagine,
+  toCoreModal,
+  toCoreShorten,
+  toCoreSwap,
+  toCoreUpload,
+} from "./translate.js";
 import * as wire from "./wire.js";
 import { sseEvent } from "./sse.js";
 
@@ -41,7 +54,10 @@ function toWire(err: unknown): WireError {
 function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return "invalid request body";
-  const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : String(p))).join(".").replace(/\.\[/g, "[");
+  const path = issue.path
+    .map((p) => (typeof p === "number" ? `[${p}]` : String(p)))
+    .join(".")
+    .replace(/\.\[/g, "[");
   if (!path) return "the body must be a JSON object";
   if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) return `${path} is required`;
   if (issue.code === "invalid_type") return `${path} must be ${issue.expected === "array" ? "an array" : `a ${issue.expected}`}`;

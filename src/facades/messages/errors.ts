@@ -75,7 +75,8 @@ export function toWireError(err: unknown, clientField?: (neutral: string) => str
   if (status >= 400 && status < 500) {
     const invalidJson = e.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err instanceof SyntaxError;
     const message = invalidJson ? `There was an error parsing the body: ${e.message ?? "invalid JSON"}` : (e.message ?? "invalid request");
-    const type: ErrorType = status === 401 ? "authentication_error" : status === 403 ? "permission_error" : status === 404 ? "not_found_error" : status === 429 ? "rate_limit_error" : "invalid_request_error";
+    const type: ErrorType =
+      status === 401 ? "authentication_error" : status === 403 ? "permission_error" : status === 404 ? "not_found_error" : status === 429 ? "rate_limit_error" : "invalid_request_error";
     return { status: status === 408 || status === 429 || status === 401 || status === 403 || status === 404 ? status : 400, type, message };
   }
   return { status: 500, type: "api_error", message: "internal error" };

@@ -43,7 +43,12 @@ export function contentDisposition(filename: string): string {
   return `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-const csv = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean));
+const csv = z.union([z.string(), z.array(z.string())]).transform((v) =>
+  (Array.isArray(v) ? v : [v])
+    .flatMap((s) => s.split(","))
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 /** The list query: `ids` comes as repeated ids[] (the SDK's brackets form), repeated ids, or a comma list. */
 export const listFilesQuery = z.looseObject({
@@ -154,9 +159,7 @@ export function fileRoutes(o: FilesRouteOptions) {
       const picked = ids.length ? { ids } : { limit: limit ?? 0, pageToken: page ?? "", afterId: after_id ?? "", beforeId: before_id ?? "" };
       const res = scope_id !== undefined ? undefined : await o.files.listFiles(picked, o.callOptions(req, reply));
       const data = (res?.files ?? []).map(toFileMetadata);
-      return reply
-        .type("application/json")
-        .send({ data, has_more: res?.hasMore ?? false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, next_page: res?.nextPageToken || null });
+      return reply.type("application/json").send({ data, has_more: res?.hasMore ?? false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, next_page: res?.nextPageToken || null });
     });
 
     scope.get<{ Params: { file_id: string } }>("/:file_id", byId, async (req, reply) => {

@@ -99,7 +99,14 @@ function describe(iss: Issue, prefix: Path): Described {
       const tag = (input as Record<string, unknown>).type;
       return { field: join(path), message: `Input tag ${quote(typeof tag === "string" ? tag : JSON.stringify(tag))} found using 'type' does not match any of the expected tags` };
     }
-    const expected = [...new Set(u.errors.flat().filter(isRootTypeMiss).map((i) => TYPE_NAMES[(i as { expected: string }).expected] ?? (i as { expected: string }).expected))];
+    const expected = [
+      ...new Set(
+        u.errors
+          .flat()
+          .filter(isRootTypeMiss)
+          .map((i) => TYPE_NAMES[(i as { expected: string }).expected] ?? (i as { expected: string }).expected),
+      ),
+    ];
     return { field: join(path), message: expected.length ? `Input should be ${expected.join(" or ")}` : "Invalid input" };
   }
   return { field: join(path), message: iss.message };

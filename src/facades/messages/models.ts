@@ -34,7 +34,10 @@ export interface PageQuery {
 
 export class UnknownCursorError extends Error {
   override name = "UnknownCursorError";
-  constructor(readonly field: "after_id" | "before_id", id: string) {
+  constructor(
+    readonly field: "after_id" | "before_id",
+    id: string,
+  ) {
     super(`${field}: no model with id ${id}`);
   }
 }

@@ -39,7 +39,10 @@ export function apiKeyOf(headers: FastifyRequest["headers"]): string | undefined
 export function betasOf(headers: FastifyRequest["headers"]): string[] {
   const h = headers["anthropic-beta"];
   const all = Array.isArray(h) ? h : h ? [h] : [];
-  return all.flatMap((v) => v.split(",")).map((s) => s.trim()).filter(Boolean);
+  return all
+    .flatMap((v) => v.split(","))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function sendError(req: FastifyRequest, reply: FastifyReply, e: WireError, cause?: unknown): FastifyReply {
@@ -63,7 +66,10 @@ function headerChecks(auth: Authenticator, opts: { version: boolean; json: boole
     if (opts.version && !req.headers["anthropic-version"]) return void sendError(req, reply, invalidRequest("anthropic-version: header is required"));
     if (opts.json) {
       // A body that is not JSON (fastify parses text/plain too) is refused before it is parsed.
-      const type = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+      const type = String(req.headers["content-type"] ?? "")
+        .split(";")[0]!
+        .trim()
+        .toLowerCase();
       if (type !== "application/json" && !type.endsWith("+json")) return void sendError(req, reply, invalidRequest("content-type must be application/json"));
     }
     done();

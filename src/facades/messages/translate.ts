@@ -403,14 +403,7 @@ export function usageOf(u: Usage | undefined): wire.Usage {
   };
 }
 
-const REFUSALS = new Set([
-  FinishReason.SAFETY,
-  FinishReason.RECITATION,
-  FinishReason.BLOCKLIST,
-  FinishReason.PROHIBITED_CONTENT,
-  FinishReason.SPII,
-  FinishReason.IMAGE_SAFETY,
-]);
+const REFUSALS = new Set([FinishReason.SAFETY, FinishReason.RECITATION, FinishReason.BLOCKLIST, FinishReason.PROHIBITED_CONTENT, FinishReason.SPII, FinishReason.IMAGE_SAFETY]);
 
 /** Neutral finish -> stop_reason; never null. A tool call with a plain stop is tool_use. */
 export function stopReasonOf(finish: FinishReason, hasToolCall: boolean): wire.StopReason {
@@ -481,7 +474,12 @@ export function fromCoreMessage(resp: GenerateResponse, fallback: { id: string; 
   // Empty text parts (some upstreams end with one) are not blocks: text is 1+ characters.
   const content = parts.map(fromCorePart).filter((b): b is wire.ResponseBlock => b !== undefined && !(b.type === "text" && b.text === ""));
   const blocked = isBlocked(resp);
-  const stop = blocked ? "refusal" : stopReasonOf(cand?.finishReason ?? FinishReason.STOP, parts.some((p) => p.kind.case === "toolCall"));
+  const stop = blocked
+    ? "refusal"
+    : stopReasonOf(
+        cand?.finishReason ?? FinishReason.STOP,
+        parts.some((p) => p.kind.case === "toolCall"),
+      );
   const m: wire.MessageResponse = {
     id: resp.id || fallback.id,
     type: "message",

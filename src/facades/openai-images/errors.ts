@@ -51,7 +51,12 @@ export function fromConnectError(err: ConnectError): WireError {
   const param = d?.field || null;
   if (status === 500) return wireError(500, "The server had an error while processing your request.", null, null, "server_error");
   if (err.code === Code.Unauthenticated) {
-    return wireError(401, err.rawMessage === "missing API key" ? "You didn't provide an API key. Provide it in the Authorization header (Bearer auth)." : "Incorrect API key provided.", null, "invalid_api_key");
+    return wireError(
+      401,
+      err.rawMessage === "missing API key" ? "You didn't provide an API key. Provide it in the Authorization header (Bearer auth)." : "Incorrect API key provided.",
+      null,
+      "invalid_api_key",
+    );
   }
   if (reason === "moderation_blocked") return wireError(400, err.rawMessage, null, "moderation_blocked", "image_generation_user_error");
   if (err.code === Code.ResourceExhausted) {

@@ -29,8 +29,7 @@ export interface Form {
   files: UploadedFile[];
 }
 
-const tooLarge = (param: string, name: string, cap: number) =>
-  facadeError(400, `Invalid file '${name}': images must be smaller than ${megabytes(cap)}.`, param, "invalid_image_size");
+const tooLarge = (param: string, name: string, cap: number) => facadeError(400, `Invalid file '${name}': images must be smaller than ${megabytes(cap)}.`, param, "invalid_image_size");
 
 function fromParserError(err: unknown): FacadeError {
   if (err instanceof FacadeError) return err;
@@ -87,7 +86,10 @@ export async function readForm(req: FastifyRequest, limits: FormLimits): Promise
         chunks.push(chunk);
       }
       if (over || part.file.truncated) {
-        failure ??= total + size > limits.maxTotalBytes && size < cap ? facadeError(413, "The request's files are too large together.", param, "request_too_large") : tooLarge(param, part.filename || param, cap);
+        failure ??=
+          total + size > limits.maxTotalBytes && size < cap
+            ? facadeError(413, "The request's files are too large together.", param, "request_too_large")
+            : tooLarge(param, part.filename || param, cap);
         continue;
       }
       total += size;

@@ -103,7 +103,11 @@ export const openaiImagesFacade: FastifyPluginAsync<FacadeOptions> = async (app,
       scope.addHook("onRequest", async (req, reply) => {
         reply.header("x-request-id", req.id);
         if (!bearerToken(req.headers.authorization)) {
-          return send(req, reply, wireError(401, "You didn't provide an API key. Provide it in the Authorization header (Bearer auth), e.g. 'Authorization: Bearer YOUR_KEY'.", null, "invalid_api_key"));
+          return send(
+            req,
+            reply,
+            wireError(401, "You didn't provide an API key. Provide it in the Authorization header (Bearer auth), e.g. 'Authorization: Bearer YOUR_KEY'.", null, "invalid_api_key"),
+          );
         }
       });
 

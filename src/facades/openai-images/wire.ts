@@ -116,10 +116,20 @@ export function describeIssue(error: z.ZodError, input: unknown): ErrorObject {
     return { ...base, message: `Invalid type for '${param}': expected ${expected}, but got ${got} instead.`, param, code: "invalid_type" };
   }
   if (issue.code === "too_small") {
-    return { ...base, message: `Invalid '${param}': integer below minimum value. Expected a value >= ${String(issue.minimum)}, but got ${String(value)} instead.`, param, code: "integer_below_min_value" };
+    return {
+      ...base,
+      message: `Invalid '${param}': integer below minimum value. Expected a value >= ${String(issue.minimum)}, but got ${String(value)} instead.`,
+      param,
+      code: "integer_below_min_value",
+    };
   }
   if (issue.code === "too_big") {
-    return { ...base, message: `Invalid '${param}': integer above maximum value. Expected a value <= ${String(issue.maximum)}, but got ${String(value)} instead.`, param, code: "integer_above_max_value" };
+    return {
+      ...base,
+      message: `Invalid '${param}': integer above maximum value. Expected a value <= ${String(issue.maximum)}, but got ${String(value)} instead.`,
+      param,
+      code: "integer_above_max_value",
+    };
   }
   if (issue.code === "invalid_value") {
     const values = issue.values.map((v) => `'${String(v)}'`);

@@ -51,12 +51,7 @@ const messageOf = <M>(res: { message: M }): M => res.message;
  * for the message itself (one promise fewer); any other transport is read as
  * a promise client would.
  */
-export function unaryCall<I extends DescMessage, O extends DescMessage>(
-  transport: Transport,
-  method: DescMethodUnary<I, O>,
-  input: MessageInitShape<I>,
-  call: CallOptions,
-): Promise<MessageShape<O>> {
+export function unaryCall<I extends DescMessage, O extends DescMessage>(transport: Transport, method: DescMethodUnary<I, O>, input: MessageInitShape<I>, call: CallOptions): Promise<MessageShape<O>> {
   if ("unaryMessage" in transport) return (transport as DirectTransport).unaryMessage(method, call.signal, call.timeoutMs, call.headers, input, call.contextValues);
   return transport.unary(method, call.signal, call.timeoutMs, call.headers, input, call.contextValues).then(messageOf);
 }

@@ -43,7 +43,14 @@ const STATUS: Partial<Record<Code, number>> = {
   [Code.DeadlineExceeded]: 504,
 };
 
-const TYPE: Record<number, string> = { 400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error", 409: "invalid_request_error", 429: "rate_limit_error" };
+const TYPE: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  409: "invalid_request_error",
+  429: "rate_limit_error",
+};
 
 /** Reasons too generic to show as a code. */
 const GENERIC = new Set(["", "invalid_field", "not_found", "permission_denied"]);
@@ -56,7 +63,10 @@ export function fromConnectError(err: ConnectError, params: Record<string, strin
   const param = field ? (params[field] ?? field) : null;
   if (status === 500) return { status, code: null, message: "The server had an error while processing your request.", param: null, type: "server_error", headers: {} };
   if (err.code === Code.Unauthenticated) {
-    const message = err.rawMessage === "missing API key" ? "You didn't provide an API key. Provide it in the Authorization header (Bearer auth), e.g. 'Authorization: Bearer YOUR_KEY'." : "Incorrect API key provided.";
+    const message =
+      err.rawMessage === "missing API key"
+        ? "You didn't provide an API key. Provide it in the Authorization header (Bearer auth), e.g. 'Authorization: Bearer YOUR_KEY'."
+        : "Incorrect API key provided.";
     return { status, code: "invalid_api_key", message, param: null, type: "authentication_error", headers: {} };
   }
   if (err.code === Code.ResourceExhausted) {
@@ -89,7 +99,8 @@ export function toErrorFields(err: unknown, params: Record<string, string>): Err
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return bad(415, "Unsupported Content-Type; send application/json (or multipart/form-data to /v1/videos).", "invalid_content_type");
   }
-  if (e instanceof SyntaxError || (e?.statusCode === 400 && /JSON/i.test(e.message ?? ""))) return bad(400, "We could not parse the JSON body of your request. The body must be a valid JSON object.", "invalid_json");
+  if (e instanceof SyntaxError || (e?.statusCode === 400 && /JSON/i.test(e.message ?? "")))
+    return bad(400, "We could not parse the JSON body of your request. The body must be a valid JSON object.", "invalid_json");
   if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) return bad(e.statusCode, "The request could not be processed.", "invalid_request");
   return { status: 500, code: null, message: "The server had an error while processing your request.", param: null, type: "server_error", headers: {} };
 }

@@ -14,18 +14,7 @@ import { coreCallOptions } from "../shared/call.js";
 import { closeIfUnread } from "../shared/upload-cap.js";
 import { errorBody, facadeError, toErrorFields, type Wire } from "./errors.js";
 import { readVideoForm } from "./multipart.js";
-import {
-  fromCoreList,
-  fromCoreSubmit,
-  fromCoreTask,
-  fromCoreVideo,
-  GENERATIONS_PARAMS,
-  OPENAI_PARAMS,
-  toCoreGenerations,
-  toCoreList,
-  toCoreVariant,
-  toCoreVideosCreate,
-} from "./translate.js";
+import { fromCoreList, fromCoreSubmit, fromCoreTask, fromCoreVideo, GENERATIONS_PARAMS, OPENAI_PARAMS, toCoreGenerations, toCoreList, toCoreVariant, toCoreVideosCreate } from "./translate.js";
 import * as wire from "./wire.js";
 
 /** The format name keys are scoped by (core/tenancy/scope.ts). */
@@ -53,7 +42,16 @@ function guard(scope: FastifyInstance, which: Wire, params: Record<string, strin
   scope.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);
     if (!bearerToken(req.headers.authorization)) {
-      return send(reply, facadeError(401, "You didn't provide an API key. Provide it in the Authorization header (Bearer auth), e.g. 'Authorization: Bearer YOUR_KEY'.", null, "invalid_api_key", "authentication_error"));
+      return send(
+        reply,
+        facadeError(
+          401,
+          "You didn't provide an API key. Provide it in the Authorization header (Bearer auth), e.g. 'Authorization: Bearer YOUR_KEY'.",
+          null,
+          "invalid_api_key",
+          "authentication_error",
+        ),
+      );
     }
   });
   scope.setErrorHandler((err, req, reply) => {
@@ -100,7 +98,8 @@ const openaiRoutes =
         body = parse(wire.videosCreateBody, form.fields);
         file = form.file;
       } else body = parse(wire.videosCreateBody, req.body);
-      if (body.input_reference?.file_id) throw facadeError(400, "input_reference[file_id] is not supported here; upload the image as 'input_reference' or give input_reference[image_url].", "input_reference", "unsupported_parameter");
+      if (body.input_reference?.file_id)
+        throw facadeError(400, "input_reference[file_id] is not supported here; upload the image as 'input_reference' or give input_reference[image_url].", "input_reference", "unsupported_parameter");
       if (file && body.input_reference) throw facadeError(400, "Give input_reference either as a file or as an image_url, not both.", "input_reference", "invalid_value");
       const res = await videos.createVideo(toCoreVideosCreate(body, file), call(req, reply));
       return reply.type("application/json").send(fromCoreVideo(res.video!));

@@ -4,9 +4,21 @@
 import { z } from "zod";
 
 /** A whole number given as a number or a numeric string (multipart sends text). */
-const wholeNumber = z.union([z.number().int(), z.string().regex(/^\s*\d{1,9}\s*$/, "expected a whole number").transform((s) => Number(s.trim()))]);
+const wholeNumber = z.union([
+  z.number().int(),
+  z
+    .string()
+    .regex(/^\s*\d{1,9}\s*$/, "expected a whole number")
+    .transform((s) => Number(s.trim())),
+]);
 
-const seed = z.union([z.number().int().min(0), z.string().regex(/^\s*\d{1,20}\s*$/, "expected a whole number").transform((s) => s.trim())]);
+const seed = z.union([
+  z.number().int().min(0),
+  z
+    .string()
+    .regex(/^\s*\d{1,20}\s*$/, "expected a whole number")
+    .transform((s) => s.trim()),
+]);
 
 export const generationsBody = z
   .object({

@@ -17,9 +17,7 @@ export function anthropicChatProvider(up: Upstream): ChatProvider {
     generate(input, ctx) {
       return promiseOf(() => {
         const { body, betas, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: false });
-        return postMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas }, (m) =>
-          unwrapResponse(fromVendorResponse(m, { model: input.model, channel: up.channel }), plan.json),
-        );
+        return postMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas }, (m) => unwrapResponse(fromVendorResponse(m, { model: input.model, channel: up.channel }), plan.json));
       });
     },
     stream(input, ctx) {

@@ -4,16 +4,7 @@
 import { type JsonObject } from "@bufbuild/protobuf";
 import { opaquePart, unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
-import {
-  CandidateSchema,
-  FinishReason,
-  GenerateResponseSchema,
-  PartSchema,
-  UsageSchema,
-  type GenerateResponse,
-  type Part,
-  type Usage,
-} from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { CandidateSchema, FinishReason, GenerateResponseSchema, PartSchema, UsageSchema, type GenerateResponse, type Part, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { argsObject } from "../shared/parts.js";
 import { VENDOR } from "./request.js";
 import type * as wire from "./wire.js";

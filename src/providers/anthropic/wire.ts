@@ -25,8 +25,7 @@ export interface RequestMessage {
 }
 
 export type RequestTool =
-  | { name: string; description?: string; input_schema: unknown; cache_control?: CacheControl }
-  | ({ type: string; name: string; cache_control?: CacheControl } & Record<string, unknown>);
+  { name: string; description?: string; input_schema: unknown; cache_control?: CacheControl } | ({ type: string; name: string; cache_control?: CacheControl } & Record<string, unknown>);
 
 export type RequestToolChoice = { type: "auto" | "any" | "none"; disable_parallel_tool_use?: boolean } | { type: "tool"; name: string; disable_parallel_tool_use?: boolean };
 

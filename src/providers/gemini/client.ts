@@ -24,7 +24,13 @@ export function modelPath(up: Upstream, model: string, method: string): string {
 }
 
 /** A non-streaming generation; `read` translates the answer inside the exchange's own promise (see exchangeJson). */
-export function generateContent<T = wire.GenerateContentResponse>(up: Upstream, model: string, body: wire.GenerateContentRequest, call: Call, read?: (r: wire.GenerateContentResponse) => T): Promise<T> {
+export function generateContent<T = wire.GenerateContentResponse>(
+  up: Upstream,
+  model: string,
+  body: wire.GenerateContentRequest,
+  call: Call,
+  read?: (r: wire.GenerateContentResponse) => T,
+): Promise<T> {
   return exchangeJson(up, modelPath(up, model, "generateContent"), body, { signal: call.signal, requestId: call.requestId, parseError }, read as ((b: unknown) => T) | undefined);
 }
 

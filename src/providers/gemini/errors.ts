@@ -22,7 +22,8 @@ function retryDelayMs(details: unknown): number | undefined {
 
 function errorInfoReason(details: unknown): string | undefined {
   if (!Array.isArray(details)) return undefined;
-  const info = details.find((d) => typeof (d as { "@type"?: unknown })?.["@type"] === "string" && (d as { "@type": string })["@type"].endsWith("google.rpc.ErrorInfo")) as { reason?: unknown } | undefined;
+  const info = details.find((d) => typeof (d as { "@type"?: unknown })?.["@type"] === "string" && (d as { "@type": string })["@type"].endsWith("google.rpc.ErrorInfo")) as
+    { reason?: unknown } | undefined;
   return typeof info?.reason === "string" ? info.reason : undefined;
 }
 

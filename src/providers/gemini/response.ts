@@ -123,7 +123,11 @@ export function partOf(p: wire.Part, newId: () => string): Part | undefined {
     const fc = p.functionCall;
     return create(PartSchema, { kind: { case: "toolCall", value: { id: fc.id || newId(), name: fc.name, arguments: (fc.args ?? {}) as JsonObject } }, ...sig });
   }
-  if (p.inlineData) return create(PartSchema, { kind: { case: "media", value: { mimeType: p.inlineData.mimeType, source: { case: "data", value: new Uint8Array(Buffer.from(p.inlineData.data, "base64")) } } }, ...sig });
+  if (p.inlineData)
+    return create(PartSchema, {
+      kind: { case: "media", value: { mimeType: p.inlineData.mimeType, source: { case: "data", value: new Uint8Array(Buffer.from(p.inlineData.data, "base64")) } } },
+      ...sig,
+    });
   if (p.fileData) return create(PartSchema, { kind: { case: "media", value: { mimeType: p.fileData.mimeType ?? "", source: { case: "uri", value: p.fileData.fileUri } } }, ...sig });
   if (p.executableCode) return create(PartSchema, { kind: { case: "executableCode", value: { language: p.executableCode.language, code: p.executableCode.code } }, ...sig });
   if (p.codeExecutionResult) {
@@ -174,7 +178,10 @@ export function partsOf(list: wire.Part[] | undefined, newId: () => string, sing
 
 function candidateOf(c: wire.Candidate, i: number, newId: () => string, singleCall: boolean): Candidate {
   const parts = partsOf(c.content?.parts, newId, singleCall);
-  const fin = finishOf(c.finishReason ?? "STOP", parts.some((p) => p.kind.case === "toolCall"));
+  const fin = finishOf(
+    c.finishReason ?? "STOP",
+    parts.some((p) => p.kind.case === "toolCall"),
+  );
   const logprobs = logprobsOf(c.logprobsResult);
   return create(CandidateSchema, {
     index: c.index ?? i,

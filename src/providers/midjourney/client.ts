@@ -90,7 +90,9 @@ export function midjourneyClient(opts: MidjourneyClientOptions): MidjourneyClien
         throw new ConnectError(`the upstream's image could not be downloaded (HTTP ${res.statusCode})`, Code.Unavailable);
       }
       const data = await readBody(res.body, maxBytes);
-      const type = String(res.headers["content-type"] ?? "").split(";")[0]!.trim();
+      const type = String(res.headers["content-type"] ?? "")
+        .split(";")[0]!
+        .trim();
       return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), mimeType: type.startsWith("image/") ? type : "application/octet-stream" };
     },
     async close() {

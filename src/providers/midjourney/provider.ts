@@ -85,7 +85,11 @@ export function midjourneyProvider(client: MidjourneyClient, opts: MidjourneyPro
     if (finalPrompt && (job.operation.kind === "describe" || job.operation.kind === "shorten")) out.prompts = splitPrompts(finalPrompt);
     if (task.imageUrl && job.operation.kind !== "shorten") {
       const img = await client.download(task.imageUrl, signal);
-      const meta = await (await loadSharp())(img.data).metadata().catch(() => undefined);
+      const meta = await (
+        await loadSharp()
+      )(img.data)
+        .metadata()
+        .catch(() => undefined);
       if (!meta?.format) throw fail("the upstream's result is not an image");
       out.image = { data: img.data, mimeType: `image/${meta.format === "jpeg" ? "jpeg" : meta.format}`, width: meta.width ?? 0, height: meta.pageHeight ?? meta.height ?? 0, grid: isGridResult(job) };
     } else if (job.operation.kind !== "shorten" && job.operation.kind !== "describe") {

@@ -135,7 +135,10 @@ export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
       }
       if (res.statusCode >= 400) {
         await res.body.dump().catch(() => undefined);
-        throw coreError(Code.Unavailable, "The upstream provider's result could not be downloaded.", { reason: "upstream_error", metadata: { channel: opts.channel, upstream_status: String(res.statusCode) } });
+        throw coreError(Code.Unavailable, "The upstream provider's result could not be downloaded.", {
+          reason: "upstream_error",
+          metadata: { channel: opts.channel, upstream_status: String(res.statusCode) },
+        });
       }
       const chunks: Buffer[] = [];
       let size = 0;

@@ -10,7 +10,10 @@ import { errorBody } from "./wire.js";
 const MODERATION = new Set(["moderation_blocked", "content_policy_violation"]);
 /** Fields of the client's image request, as the upstream may name them ("image[]" is the client's "image"). */
 const PARAMS = new Map<string, string>([
-  ...["model", "prompt", "n", "size", "quality", "style", "output_format", "background", "output_compression", "moderation", "input_fidelity", "user", "image", "mask"].map((p): [string, string] => [p, p]),
+  ...["model", "prompt", "n", "size", "quality", "style", "output_format", "background", "output_compression", "moderation", "input_fidelity", "user", "image", "mask"].map((p): [string, string] => [
+    p,
+    p,
+  ]),
   ["image[]", "image"],
 ]);
 /** Codes the image edge raises itself, so passing one on says nothing the gateway would not. */
@@ -76,7 +79,10 @@ export function fromVendorError(status: number, headers: Headers, body: unknown,
   }
   if (status >= 400) {
     if (MODERATION.has(upstreamCode)) {
-      return coreError(Code.InvalidArgument, "Your request was rejected as a result of the upstream safety system.", { reason: "moderation_blocked", metadata: { ...metadata, code: "moderation_blocked" } });
+      return coreError(Code.InvalidArgument, "Your request was rejected as a result of the upstream safety system.", {
+        reason: "moderation_blocked",
+        metadata: { ...metadata, code: "moderation_blocked" },
+      });
     }
     const what = [param && `param '${param}'`, code && `code '${code}'`].filter(Boolean).join(", ");
     return coreError(Code.InvalidArgument, `The upstream provider rejected the request${what ? ` (${what})` : ""}.`, {
@@ -100,7 +106,10 @@ export function fromStreamError(body: unknown, channel: string): ConnectError {
   const code = parsed.success && parsed.data.error.code !== undefined && parsed.data.error.code !== null ? String(parsed.data.error.code) : "";
   const metadata = { channel, upstream_status: "200" };
   if (MODERATION.has(code)) {
-    return coreError(Code.InvalidArgument, "Your request was rejected as a result of the upstream safety system.", { reason: "moderation_blocked", metadata: { ...metadata, code: "moderation_blocked" } });
+    return coreError(Code.InvalidArgument, "Your request was rejected as a result of the upstream safety system.", {
+      reason: "moderation_blocked",
+      metadata: { ...metadata, code: "moderation_blocked" },
+    });
   }
   return coreError(Code.Unavailable, "The upstream provider failed to process the request.", {
     reason: "upstream_error",

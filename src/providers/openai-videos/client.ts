@@ -22,7 +22,6 @@ export interface OpenAIVideosClient {
   close(): Promise<void>;
 }
 
-
 export function openaiVideosClient(opts: OpenAIVideosClientOptions): OpenAIVideosClient {
   const base = new URL(opts.baseUrl.replace(/\/+$/, "") + "/");
   const prefix = base.pathname.replace(/\/+$/, "");
@@ -34,7 +33,13 @@ export function openaiVideosClient(opts: OpenAIVideosClientOptions): OpenAIVideo
   });
   const now = opts.now ?? Date.now;
 
-  async function call(method: "GET" | "POST", path: string, signal: AbortSignal, body?: { json: unknown } | { form: FormData }, accept = "application/json"): Promise<{ data: Buffer; mimeType: string }> {
+  async function call(
+    method: "GET" | "POST",
+    path: string,
+    signal: AbortSignal,
+    body?: { json: unknown } | { form: FormData },
+    accept = "application/json",
+  ): Promise<{ data: Buffer; mimeType: string }> {
     let res: Dispatcher.ResponseData;
     const started = Date.now();
     try {
@@ -54,7 +59,9 @@ export function openaiVideosClient(opts: OpenAIVideosClientOptions): OpenAIVideo
       opts.log.warn({ channel: opts.channel, upstream: VENDOR, path, err, ms: Date.now() - started }, "upstream request failed");
       throw transportError(err, VENDOR, "connect");
     }
-    const mimeType = String(res.headers["content-type"] ?? "").split(";")[0]!.trim();
+    const mimeType = String(res.headers["content-type"] ?? "")
+      .split(";")[0]!
+      .trim();
     let data: Buffer;
     try {
       data = await readBody(res.body, res.statusCode >= 400 ? 64 * 1024 : opts.maxBytes);

@@ -14,10 +14,7 @@ export const video = z
     seconds: z.union([z.string(), z.number()]).nullish(),
     size: z.string().nullish(),
     remixed_from_video_id: z.string().nullish(),
-    error: z
-      .object({ code: z.string().nullish(), message: z.string().nullish() })
-      .passthrough()
-      .nullish(),
+    error: z.object({ code: z.string().nullish(), message: z.string().nullish() }).passthrough().nullish(),
   })
   .passthrough();
 

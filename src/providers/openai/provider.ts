@@ -32,11 +32,16 @@ export function openaiChatProvider(up: Upstream): ChatProvider {
       const { body, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: true, official });
       const tctx = { model: input.model, channel: up.channel, newId, stops: input.config?.stopSequences ?? [] };
       const tr = new OpenAIStreamTranslator(tctx);
-      const events = streamChat(up, body, { signal: ctx.signal, requestId: ctx.requestId }, {
-        chunk: (c) => tr.push(c),
-        done: () => tr.end(),
-        whole: (r) => [...responseToEvents(fromVendorResponse(r, tctx))],
-      });
+      const events = streamChat(
+        up,
+        body,
+        { signal: ctx.signal, requestId: ctx.requestId },
+        {
+          chunk: (c) => tr.push(c),
+          done: () => tr.end(),
+          whole: (r) => [...responseToEvents(fromVendorResponse(r, tctx))],
+        },
+      );
       return unwrapStream(events, plan.json);
     },
     async countTokens(input) {

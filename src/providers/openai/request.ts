@@ -113,7 +113,10 @@ function systemMessage(parts: Part[], ti: number): wire.Message | undefined {
 function toTool(t: Tool, i: number): wire.Tool {
   const k = t.kind;
   if (k.case === "function") {
-    return { type: "function", function: { name: k.value.name, ...(k.value.description ? { description: k.value.description } : {}), parameters: k.value.parameters ?? { type: "object", properties: {} } } };
+    return {
+      type: "function",
+      function: { name: k.value.name, ...(k.value.description ? { description: k.value.description } : {}), parameters: k.value.parameters ?? { type: "object", properties: {} } },
+    };
   }
   if (k.case === "codeExecution") throw refuse(`tools[${i}].code_execution`, "the code execution tool");
   if (k.case === "vendor") throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);

@@ -45,7 +45,12 @@ const FINISH: Record<string, FinishReason> = {
 };
 
 /** finish_reason -> neutral; a stop with tool calls is a tool use (some servers say "stop"). */
-export function finishOf(c: Pick<wire.Choice, "finish_reason" | "stop_reason">, hasToolCall: boolean, refusal: boolean, stops: string[]): { finishReason: FinishReason; vendorFinishReason: string; stopSequence: string } {
+export function finishOf(
+  c: Pick<wire.Choice, "finish_reason" | "stop_reason">,
+  hasToolCall: boolean,
+  refusal: boolean,
+  stops: string[],
+): { finishReason: FinishReason; vendorFinishReason: string; stopSequence: string } {
   const fr = c.finish_reason ?? "stop";
   if (refusal) return { finishReason: FinishReason.SAFETY, vendorFinishReason: "refusal", stopSequence: "" };
   let f = FINISH[fr] ?? FinishReason.OTHER;

@@ -83,9 +83,12 @@ export function transportError(err: unknown, vendor: string, phase: "connect" | 
   const name = (err as { name?: string } | undefined)?.name ?? "";
   const meta = { upstream: vendor };
   if (code === "UND_ERR_ABORTED" || name === "AbortError") return coreError(Code.Canceled, "the request was canceled", { reason: "canceled", cause: err, metadata: meta });
-  if (code === "UND_ERR_HEADERS_TIMEOUT") return coreError(Code.DeadlineExceeded, `the ${vendor} upstream did not answer in time`, { reason: Reason.timeout, cause: err, metadata: { ...meta, phase: "first_byte" } });
-  if (code === "UND_ERR_BODY_TIMEOUT") return coreError(Code.DeadlineExceeded, `the ${vendor} upstream stalled while answering`, { reason: Reason.timeout, cause: err, metadata: { ...meta, phase: "chunk_gap" } });
-  if (code === "UND_ERR_CONNECT_TIMEOUT") return coreError(Code.Unavailable, `the ${vendor} upstream could not be reached in time`, { reason: Reason.unreachable, cause: err, metadata: { ...meta, phase: "connect" } });
+  if (code === "UND_ERR_HEADERS_TIMEOUT")
+    return coreError(Code.DeadlineExceeded, `the ${vendor} upstream did not answer in time`, { reason: Reason.timeout, cause: err, metadata: { ...meta, phase: "first_byte" } });
+  if (code === "UND_ERR_BODY_TIMEOUT")
+    return coreError(Code.DeadlineExceeded, `the ${vendor} upstream stalled while answering`, { reason: Reason.timeout, cause: err, metadata: { ...meta, phase: "chunk_gap" } });
+  if (code === "UND_ERR_CONNECT_TIMEOUT")
+    return coreError(Code.Unavailable, `the ${vendor} upstream could not be reached in time`, { reason: Reason.unreachable, cause: err, metadata: { ...meta, phase: "connect" } });
   if (phase === "connect") return coreError(Code.Unavailable, `the ${vendor} upstream could not be reached`, { reason: Reason.unreachable, cause: err, metadata: { ...meta, phase: "connect" } });
   return coreError(Code.Unavailable, `the connection to the ${vendor} upstream broke`, { reason: Reason.truncated, cause: err, metadata: { ...meta, phase: "body" } });
 }

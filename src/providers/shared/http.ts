@@ -143,12 +143,7 @@ function safeJson(text: string): unknown {
  * POSTs a JSON body. Resolves with the open response when the status is 2xx;
  * throws a ConnectError otherwise (status mapped, vendor details parsed).
  */
-export async function postJson(
-  up: Upstream,
-  path: string,
-  payload: unknown,
-  opts: PostOptions,
-): Promise<UpstreamResponse> {
+export async function postJson(up: Upstream, path: string, payload: unknown, opts: PostOptions): Promise<UpstreamResponse> {
   const started = Date.now();
   let res: UpstreamResponse;
   try {

@@ -22,7 +22,6 @@ export interface VideoGatewayClient {
   close(): Promise<void>;
 }
 
-
 const parseJson = (b: Buffer): unknown => {
   try {
     return JSON.parse(b.toString("utf8"));
@@ -59,7 +58,12 @@ export function videoGatewayClient(opts: VideoGatewayClientOptions): VideoGatewa
       opts.log.warn({ channel: opts.channel, upstream: VENDOR, path: req.path, status: res.statusCode, body: data.toString("utf8").slice(0, 4096) }, "upstream answered with an error");
       throw fromVendorError(res.statusCode, res.headers, parseJson(data), now());
     }
-    return { data, mimeType: String(res.headers["content-type"] ?? "").split(";")[0]!.trim() };
+    return {
+      data,
+      mimeType: String(res.headers["content-type"] ?? "")
+        .split(";")[0]!
+        .trim(),
+    };
   }
 
   const bad = (path: string, data: Buffer, what: string) => {
@@ -70,7 +74,11 @@ export function videoGatewayClient(opts: VideoGatewayClientOptions): VideoGatewa
   return {
     async submit(body, signal) {
       const path = `${prefix}/video/generations`;
-      const { data } = await exchange(pool, { path, method: "POST", headers: { ...auth, "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body), signal }, 1024 * 1024);
+      const { data } = await exchange(
+        pool,
+        { path, method: "POST", headers: { ...auth, "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body), signal },
+        1024 * 1024,
+      );
       const r = submitted.safeParse(parseJson(data));
       if (!r.success) throw bad(path, data, "submit answer without a task id");
       return (r.data.task_id || r.data.id)!;
@@ -91,7 +99,11 @@ export function videoGatewayClient(opts: VideoGatewayClientOptions): VideoGatewa
       }
       if (url.protocol !== "http:" && url.protocol !== "https:") throw protocolError(VENDOR, "result url is not http(s)");
       const own = url.origin === base.origin;
-      return exchange(own ? pool : elsewhere, { origin: url.origin, path: url.pathname + url.search, method: "GET", headers: own ? { ...auth, accept: "*/*" } : { accept: "*/*" }, signal }, opts.maxBytes);
+      return exchange(
+        own ? pool : elsewhere,
+        { origin: url.origin, path: url.pathname + url.search, method: "GET", headers: own ? { ...auth, accept: "*/*" } : { accept: "*/*" }, signal },
+        opts.maxBytes,
+      );
     },
     async close() {
       await Promise.allSettled([pool.close(), elsewhere.close()]);

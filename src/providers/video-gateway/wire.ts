@@ -21,9 +21,7 @@ export const task = z
     video_url: z.string().nullish(),
     format: z.string().nullish(),
     metadata: z.record(z.string(), z.unknown()).nullish(),
-    error: z
-      .union([z.object({ code: z.union([z.string(), z.number()]).nullish(), message: z.string().nullish() }).passthrough(), z.string()])
-      .nullish(),
+    error: z.union([z.object({ code: z.union([z.string(), z.number()]).nullish(), message: z.string().nullish() }).passthrough(), z.string()]).nullish(),
   })
   .passthrough();
 

@@ -40,11 +40,14 @@ export function startSweeper(blobs: BlobStore, opts: SweeperOptions): Sweeper {
   timer?.unref();
   let orphanTimer: NodeJS.Timeout | undefined;
   if (opts.intervalMs > 0 && grace > 0) {
-    orphanTimer = setTimeout(function tick() {
-      report(runOrphans());
-      orphanTimer = setTimeout(tick, grace);
-      orphanTimer.unref();
-    }, Math.min(FIRST_ORPHAN_SWEEP_MS, grace));
+    orphanTimer = setTimeout(
+      function tick() {
+        report(runOrphans());
+        orphanTimer = setTimeout(tick, grace);
+        orphanTimer.unref();
+      },
+      Math.min(FIRST_ORPHAN_SWEEP_MS, grace),
+    );
     orphanTimer.unref();
   }
   return {

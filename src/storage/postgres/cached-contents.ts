@@ -6,10 +6,17 @@ export function pgCachedContentStore(db: Db): CachedContentStore {
   const byId = async (id: string) => (await db.query<Row>("SELECT * FROM cached_contents WHERE id = $1", [id])).rows[0];
   return {
     async insert(rec) {
-      await db.query(
-        "INSERT INTO cached_contents (id, owner_key_id, model, display_name, content, total_tokens, create_time, update_time, expire_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        [rec.id, rec.ownerKeyId, rec.model, rec.displayName, Buffer.from(rec.content), rec.totalTokens, rec.createTime, rec.updateTime, rec.expireTime],
-      );
+      await db.query("INSERT INTO cached_contents (id, owner_key_id, model, display_name, content, total_tokens, create_time, update_time, expire_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", [
+        rec.id,
+        rec.ownerKeyId,
+        rec.model,
+        rec.displayName,
+        Buffer.from(rec.content),
+        rec.totalTokens,
+        rec.createTime,
+        rec.updateTime,
+        rec.expireTime,
+      ]);
     },
     async get(id) {
       const r = await byId(id);

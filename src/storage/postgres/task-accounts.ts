@@ -13,10 +13,12 @@ export function pgTaskAccountStore(db: Db): TaskAccountStore {
       return r && fromRow(r);
     },
     async put(rec) {
-      await db.query(
-        "INSERT INTO task_accounts (kind, id, data, update_time) VALUES ($1, $2, $3, $4) ON CONFLICT (kind, id) DO UPDATE SET data = excluded.data, update_time = excluded.update_time",
-        [rec.kind, rec.id, JSON.stringify(rec.data), rec.updateTime],
-      );
+      await db.query("INSERT INTO task_accounts (kind, id, data, update_time) VALUES ($1, $2, $3, $4) ON CONFLICT (kind, id) DO UPDATE SET data = excluded.data, update_time = excluded.update_time", [
+        rec.kind,
+        rec.id,
+        JSON.stringify(rec.data),
+        rec.updateTime,
+      ]);
     },
   };
 }

@@ -81,10 +81,10 @@ export function pgTaskOutboxStore(db: Db): TaskOutboxStore {
       return (await db.query<Row>("SELECT * FROM task_outbox WHERE task_id = $1 ORDER BY seq", [taskId])).rows.map(fromRow);
     },
     async deleteSettledBefore(time, limit) {
-      const r = await db.query(
-        "DELETE FROM task_outbox WHERE id IN (SELECT id FROM task_outbox WHERE status IN ('delivered', 'dead') AND update_time < $1 ORDER BY update_time LIMIT $2)",
-        [time, limit],
-      );
+      const r = await db.query("DELETE FROM task_outbox WHERE id IN (SELECT id FROM task_outbox WHERE status IN ('delivered', 'dead') AND update_time < $1 ORDER BY update_time LIMIT $2)", [
+        time,
+        limit,
+      ]);
       return r.rowCount ?? 0;
     },
   };

@@ -127,10 +127,13 @@ export function pgTaskStore(db: Db): TaskStore {
     },
     async renewLeases(owner, ids, now, leaseMs) {
       if (ids.length === 0) return [];
-      const r = await db.query<{ id: string }>(
-        "UPDATE tasks SET lease_until = $1 WHERE lease_owner = $2 AND lease_until > $3 AND status = ANY($4::text[]) AND id = ANY($5::text[]) RETURNING id",
-        [now + leaseMs, owner, now, QUEUED, ids],
-      );
+      const r = await db.query<{ id: string }>("UPDATE tasks SET lease_until = $1 WHERE lease_owner = $2 AND lease_until > $3 AND status = ANY($4::text[]) AND id = ANY($5::text[]) RETURNING id", [
+        now + leaseMs,
+        owner,
+        now,
+        QUEUED,
+        ids,
+      ]);
       return r.rows.map((x) => x.id);
     },
     async releaseLeases(owner, ids) {

@@ -39,7 +39,17 @@ export function taskWrites(db: Database.Database) {
     get: (id: string) => byId.get(id) as TaskRow | undefined,
     insert(t: TaskRecord, room?: QueueRoom) {
       if (room) checkRoom(t.queue ?? "", room);
-      insert.run({ id: t.id, kind: t.kind, status: t.status, owner: t.ownerKeyId ?? null, data: JSON.stringify(t.data), create_time: t.createTime, update_time: t.updateTime, version: t.version, queue: t.queue ?? "" });
+      insert.run({
+        id: t.id,
+        kind: t.kind,
+        status: t.status,
+        owner: t.ownerKeyId ?? null,
+        data: JSON.stringify(t.data),
+        create_time: t.createTime,
+        update_time: t.updateTime,
+        version: t.version,
+        queue: t.queue ?? "",
+      });
     },
     update(id: string, version: number, patch: TaskPatch, room?: QueueRoom): TaskRecord | undefined {
       if (room) {
@@ -59,9 +69,7 @@ export function sqliteTaskStore(db: Database.Database): TaskStore {
   const byId = db.prepare("SELECT * FROM tasks WHERE id = ?");
   const del = db.prepare("DELETE FROM tasks WHERE id = ?");
   const holders = db.prepare("SELECT count(*) FROM tasks WHERE queue = ? AND lease_until > ?").pluck();
-  const candidates = db
-    .prepare(`SELECT id FROM tasks WHERE queue = ? AND status IN (${QUEUED}) AND lease_until <= ? ORDER BY status = '${TASK_WAITING}', queue_order LIMIT ?`)
-    .pluck();
+  const candidates = db.prepare(`SELECT id FROM tasks WHERE queue = ? AND status IN (${QUEUED}) AND lease_until <= ? ORDER BY status = '${TASK_WAITING}', queue_order LIMIT ?`).pluck();
   const lease = db.prepare("UPDATE tasks SET lease_owner = ?, lease_until = ?, version = version + 1 WHERE id = ?");
   const unleased = db.prepare(`SELECT count(*) FROM tasks WHERE queue = ? AND status IN (${QUEUED}) AND lease_until <= ?`).pluck();
   const ahead = db.prepare(`SELECT count(*) FROM tasks WHERE queue = ? AND status = '${TASK_WAITING}' AND lease_until <= ? AND queue_order < ?`).pluck();
@@ -98,9 +106,7 @@ export function sqliteTaskStore(db: Database.Database): TaskStore {
     },
     async listByStatus(kind, statuses, limit = 1000) {
       if (statuses.length === 0) return [];
-      const rows = db
-        .prepare(`SELECT * FROM tasks WHERE kind = ? AND status IN (${statuses.map(() => "?").join(",")}) ORDER BY create_time LIMIT ?`)
-        .all(kind, ...statuses, limit) as TaskRow[];
+      const rows = db.prepare(`SELECT * FROM tasks WHERE kind = ? AND status IN (${statuses.map(() => "?").join(",")}) ORDER BY create_time LIMIT ?`).all(kind, ...statuses, limit) as TaskRow[];
       return rows.map(taskFromRow);
     },
     async list(kind, opts = {}) {

@@ -8,7 +8,21 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 export const GEMINI_TYPES = ["TYPE_UNSPECIFIED", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"] as const;
 
 /** Keywords with the same name and meaning in JSON Schema and a Gemini Schema. */
-export const SAME_KEYWORDS = ["format", "title", "description", "pattern", "default", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"] as const;
+export const SAME_KEYWORDS = [
+  "format",
+  "title",
+  "description",
+  "pattern",
+  "default",
+  "minimum",
+  "maximum",
+  "minItems",
+  "maxItems",
+  "minLength",
+  "maxLength",
+  "minProperties",
+  "maxProperties",
+] as const;
 
 // TYPE_UNSPECIFIED is not a JSON Schema type; `required` and Gemini's own
 // `propertyOrdering` are copied as they are.

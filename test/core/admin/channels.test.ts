@@ -29,7 +29,18 @@ const backup = await startFakeUpstream(openaiScript);
 const mj = await startFakeUpstream(() => ({ status: 500, text: "down" }));
 const server = await startServer({
   config: {
-    upstream: { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 0, maxAttempts: 4, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 8 },
+    upstream: {
+      connectTimeoutMs: 1000,
+      firstByteTimeoutMs: 5000,
+      chunkTimeoutMs: 5000,
+      retries: 0,
+      maxAttempts: 4,
+      backoffMs: 1,
+      maxBackoffMs: 10,
+      cooldownMs: 60_000,
+      cooldownAfterFailures: 2,
+      connections: 8,
+    },
     local: { blocklist: ["forbidden-topic"], chunkDelayMs: 0, signingSecret: "", faultInjection: true, taskMs: 50 },
     channels: [
       chan("primary", "anthropic", primary.url, { priority: 1, modelMap: { "gateway-chat": "claude-upstream" } }),
@@ -55,7 +66,17 @@ const setEnabled = (name: string, enabled: boolean) => admin.updateChannel({ nam
 t.test("lists every configured channel with its state, without credentials", async (t) => {
   const all = await list();
   t.same([...all.keys()], ["primary", "backup", "hidden", "mj"]);
-  t.match(all.get("primary"), { provider: "anthropic", baseUrl: `${primary.url}/`, models: ["gateway-chat"], modelMap: { "gateway-chat": "claude-upstream" }, priority: 1, weight: 1, enabled: true, coolingDown: false, lastError: "" });
+  t.match(all.get("primary"), {
+    provider: "anthropic",
+    baseUrl: `${primary.url}/`,
+    models: ["gateway-chat"],
+    modelMap: { "gateway-chat": "claude-upstream" },
+    priority: 1,
+    weight: 1,
+    enabled: true,
+    coolingDown: false,
+    lastError: "",
+  });
   t.equal(all.get("primary")!.lastErrorTime, undefined);
   t.match(all.get("backup"), { provider: "openai", baseUrl: `${backup.url}/v1`, priority: 0, weight: 2, enabled: true });
   t.match(all.get("hidden"), { provider: "gemini", baseUrl: "http://127.0.0.1:9/v1beta", models: ["gemini-*"], enabled: false });
@@ -79,7 +100,10 @@ t.test("a chat channel disabled at runtime: its model falls over, then is a 404;
   await setEnabled("backup", true);
   t.equal(textOf(await ask()), "Hello! How can I help you today?");
   t.equal(primary.requests.length, 2, "the primary serves again");
-  t.same([...(await list()).values()].map((c) => c.enabled), [true, true, false, true]);
+  t.same(
+    [...(await list()).values()].map((c) => c.enabled),
+    [true, true, false, true],
+  );
 });
 
 t.test("failures are the channel's last error; repeated ones cool it down", async (t) => {
@@ -118,7 +142,11 @@ t.test("a disabled midjourney channel takes no image-bot task; enabled, its fail
 
 t.test("admin keys only; unknown and unnamed channels", async (t) => {
   const plain = (await admin.createKey({ key: { name: "plain" } }, bearer(ADMIN_KEY))).secret;
-  const codeOf = (p: Promise<unknown>) => p.then(() => Code.Unknown - 100, (e: unknown) => ConnectError.from(e).code);
+  const codeOf = (p: Promise<unknown>) =>
+    p.then(
+      () => Code.Unknown - 100,
+      (e: unknown) => ConnectError.from(e).code,
+    );
   t.equal(await codeOf(admin.listChannels({}, bearer(plain))), Code.PermissionDenied);
   t.equal(await codeOf(admin.updateChannel({ name: "primary", enabled: false }, bearer(plain))), Code.PermissionDenied);
   t.equal((await list()).get("primary")!.enabled, true, "nothing changed");

@@ -29,9 +29,19 @@ t.test("sqlite store: list in id order, skip expired, page after a cursor, purge
   await st.insert(rec("a", "k1", 100));
   await st.insert(rec("c", "k1", 10));
   await st.insert(rec("d", "k2", 100));
-  t.same((await st.list("k1", 50)).map((r) => r.id), ["a", "b"], "expired c is not listed, k2's d is not k1's");
-  t.same((await st.list("k1", 5)).map((r) => r.id), ["a", "b", "c"]);
-  t.same((await st.list("k1", 5, { after: "a", limit: 1 })).map((r) => r.id), ["b"]);
+  t.same(
+    (await st.list("k1", 50)).map((r) => r.id),
+    ["a", "b"],
+    "expired c is not listed, k2's d is not k1's",
+  );
+  t.same(
+    (await st.list("k1", 5)).map((r) => r.id),
+    ["a", "b", "c"],
+  );
+  t.same(
+    (await st.list("k1", 5, { after: "a", limit: 1 })).map((r) => r.id),
+    ["b"],
+  );
   const got = await st.get("a");
   t.equal(got?.totalTokens, 7);
   t.ok(got?.content instanceof Uint8Array);

@@ -4,14 +4,7 @@ import t from "tap";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
-import {
-  CachedContentSchema,
-  ChatInputSchema,
-  ChatService,
-  Role,
-  type ChatInput,
-  type StreamGenerateResponse,
-} from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { CachedContentSchema, ChatInputSchema, ChatService, Role, type ChatInput, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { configSchema } from "../../../src/config.js";
 import { ensureKeys } from "../../../src/core/auth/bootstrap.js";
 import { hashSecret } from "../../../src/core/auth/secrets.js";

@@ -16,7 +16,11 @@ const CASES: [string, unknown, unknown][] = [
   ],
   ["examples keep the first", { type: "string", examples: ["x", "y"] }, { type: "STRING", example: "x" }],
   ["empty examples are dropped", { type: "string", examples: [] }, { type: "STRING" }],
-  ["copied keywords", { type: "string", format: "date-time", title: "T", description: "d", pattern: "^a", default: "a", minLength: 1, maxLength: 9 }, { type: "STRING", format: "date-time", title: "T", description: "d", pattern: "^a", default: "a", minLength: 1, maxLength: 9 }],
+  [
+    "copied keywords",
+    { type: "string", format: "date-time", title: "T", description: "d", pattern: "^a", default: "a", minLength: 1, maxLength: 9 },
+    { type: "STRING", format: "date-time", title: "T", description: "d", pattern: "^a", default: "a", minLength: 1, maxLength: 9 },
+  ],
   ["$schema is dropped", { $schema: "http://json-schema.org/draft-07/schema#", type: "boolean" }, { type: "BOOLEAN" }],
   ["empty schema", {}, {}],
   ["$ref cannot be said", { $ref: "#/defs/a" }, undefined],

@@ -25,7 +25,10 @@ async function run(events: StreamGenerateResponse[], fail?: ConnectError) {
   })();
   const err = await (async () => {
     for await (const e of guardStream(src)) seen.push(`${e.event.case}${e.event.case === "partDelta" && e.event.value.delta.case === "argumentsJson" ? ":" + e.event.value.delta.value : ""}`);
-  })().then(() => undefined, (e: unknown) => e as ConnectError);
+  })().then(
+    () => undefined,
+    (e: unknown) => e as ConnectError,
+  );
   return { seen, err };
 }
 
@@ -33,7 +36,13 @@ t.test("a good stream passes and gains a usage event", async (t) => {
   const { seen, err } = await run([start, text(0), dText(0, "hi"), stop(0), finish]);
   t.notOk(err);
   t.same(seen, ["start", "partStart", "partDelta", "partStop", "finish", "usage"]);
-  const r = await collectStream(guardStream((async function* () { yield* [start, text(0), dText(0, "hi"), stop(0), finish]; })()));
+  const r = await collectStream(
+    guardStream(
+      (async function* () {
+        yield* [start, text(0), dText(0, "hi"), stop(0), finish];
+      })(),
+    ),
+  );
   t.equal(r.usage?.inputTokens, 5n, "the start usage is repeated at the end");
 });
 
@@ -97,7 +106,10 @@ t.test("the provider's stream is closed when the reader stops early or a violati
   const seen: string[] = [];
   const err = await (async () => {
     for await (const e of guardStream(source([start, text(0), dText(0, "a"), dText(3, "x"), finish], bad))) seen.push(e.event.case ?? "");
-  })().then(() => undefined, (e: unknown) => e as ConnectError);
+  })().then(
+    () => undefined,
+    (e: unknown) => e as ConnectError,
+  );
   t.equal(err?.code, Code.Internal, "a violation is a protocol error");
   t.same(bad, ["closed"], "the source was closed, not read to its end");
   t.same(seen, ["start", "partStart", "partDelta", "partStop"], "the open text part was closed before the error");
@@ -107,7 +119,10 @@ t.test("the provider's stream is closed when the reader stops early or a violati
   const all: string[] = [];
   const e2 = await (async () => {
     for await (const e of fin) all.push(e.event.case ?? "");
-  })().then(() => undefined, (e: unknown) => e as ConnectError);
+  })().then(
+    () => undefined,
+    (e: unknown) => e as ConnectError,
+  );
   t.equal(e2?.code, Code.Unavailable, "an early end is truncation");
   t.same(done, ["ran out", "closed"]);
   t.same(await fin.return(undefined), { done: true, value: undefined }, "return after the end is harmless");

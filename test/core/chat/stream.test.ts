@@ -45,7 +45,11 @@ const bad: [string, StreamGenerateResponse[], RegExp][] = [
   ["unclosed part", [ev({ case: "start", value: {} } as never), ev({ case: "partStart", value: { index: 0, part: { kind: { case: "text", value: { text: "" } } } } } as never)], /open parts/],
   [
     "mismatched delta",
-    [ev({ case: "start", value: {} } as never), ev({ case: "partStart", value: { index: 0, part: { kind: { case: "text", value: { text: "" } } } } } as never), ev({ case: "partDelta", value: { index: 0, delta: { case: "thinking", value: "x" } } } as never)],
+    [
+      ev({ case: "start", value: {} } as never),
+      ev({ case: "partStart", value: { index: 0, part: { kind: { case: "text", value: { text: "" } } } } } as never),
+      ev({ case: "partDelta", value: { index: 0, delta: { case: "thinking", value: "x" } } } as never),
+    ],
     /does not fit/,
   ],
   ["empty", [], /without start/],

@@ -11,7 +11,22 @@ function task(p: Partial<ImageBotPayload>): ImageBotTask {
     id: "100",
     kind: "image-bot",
     run: { status: "SUCCESS", progress: 100, submitTime: 1, queue: "q", notifyHook: "", seq: 0, runs: 1 },
-    payload: { action: "IMAGINE", operation: { kind: "imagine" }, prompt: "a cat", promptEn: "a cat", description: "", state: "", botType: "PRIMARY_BOT", accountId: "local", hash: "h", seed: 1, inputs: [], properties: {}, buttons: [], ...p },
+    payload: {
+      action: "IMAGINE",
+      operation: { kind: "imagine" },
+      prompt: "a cat",
+      promptEn: "a cat",
+      description: "",
+      state: "",
+      botType: "PRIMARY_BOT",
+      accountId: "local",
+      hash: "h",
+      seed: 1,
+      inputs: [],
+      properties: {},
+      buttons: [],
+      ...p,
+    },
     version: 1,
     createTime: 1,
     updateTime: 1,
@@ -21,7 +36,13 @@ function task(p: Partial<ImageBotPayload>): ImageBotTask {
 const grid = task({ result: { fileId: "f", mimeType: "image/png", width: 128, height: 128, grid: true } });
 const upscaled = task({ action: "UPSCALE", operation: { kind: "upscale", index: 2 }, result: { fileId: "f", mimeType: "image/png", width: 64, height: 64, grid: false } });
 const upscaled2x = task({ action: "UPSCALE", operation: { kind: "upscale_2x", mode: "subtle" }, result: { fileId: "f", mimeType: "image/png", width: 128, height: 128, grid: false } });
-const described = task({ action: "DESCRIBE", operation: { kind: "describe" }, prompts: ["p1", "p2", "p3", "p4"], inputs: ["file_in"], result: { fileId: "f", mimeType: "image/png", width: 64, height: 64, grid: false } });
+const described = task({
+  action: "DESCRIBE",
+  operation: { kind: "describe" },
+  prompts: ["p1", "p2", "p3", "p4"],
+  inputs: ["file_in"],
+  result: { fileId: "f", mimeType: "image/png", width: 64, height: 64, grid: false },
+});
 const shortened = task({ action: "SHORTEN", operation: { kind: "shorten" }, prompts: ["s1", "s2", "s3", "s4", "s5"] });
 
 const plan = (id: string, parent: ImageBotTask) => planAction(parseCustomId(id)!, parent);
@@ -59,13 +80,19 @@ t.test("buttons that do not fit their parent are refused with a reason", async (
 });
 
 t.test("result buttons: grids, upscales (subtle/creative only once), describe and shorten", async (t) => {
-  t.same(gridButtons("h").map((b) => b.label || b.emoji), ["U1", "U2", "U3", "U4", "🔄", "V1", "V2", "V3", "V4"]);
+  t.same(
+    gridButtons("h").map((b) => b.label || b.emoji),
+    ["U1", "U2", "U3", "U4", "🔄", "V1", "V2", "V3", "V4"],
+  );
   t.same(
     upscaleButtons("h", true).map((b) => b.label || b.emoji),
     ["Upscale (Subtle)", "Upscale (Creative)", "Vary (Subtle)", "Vary (Strong)", "Vary (Region)", "Zoom Out 2x", "Zoom Out 1.5x", "Custom Zoom", "⬅️", "➡️", "⬆️", "⬇️"],
   );
   t.equal(upscaleButtons("h", false).length, 10);
-  t.same(describeButtons(4).map((b) => b.customId), ["MJ::Job::PicReader::1", "MJ::Job::PicReader::2", "MJ::Job::PicReader::3", "MJ::Job::PicReader::4", "MJ::Picread::Retry"]);
+  t.same(
+    describeButtons(4).map((b) => b.customId),
+    ["MJ::Job::PicReader::1", "MJ::Job::PicReader::2", "MJ::Job::PicReader::3", "MJ::Job::PicReader::4", "MJ::Picread::Retry"],
+  );
   t.equal(shortenButtons(5).length, 5);
   for (const b of [...gridButtons("h"), ...upscaleButtons("h", true)]) {
     t.equal(b.type, 2);

@@ -9,7 +9,10 @@ const ch = (o: Record<string, unknown>) => channelSchema.parse({ provider: "open
 
 t.test("no matching channel -> local", async (t) => {
   const r = imageRouting([{ channel: ch({ name: "a", models: ["dall-e-*"] }), provider: provider("openai") }], local);
-  t.same(r.resolve("gpt-image-1", "IMG_MODEL_C").map((x) => [x.channel, x.provider.kind, x.upstreamModel]), [["local", "local", "gpt-image-1"]]);
+  t.same(
+    r.resolve("gpt-image-1", "IMG_MODEL_C").map((x) => [x.channel, x.provider.kind, x.upstreamModel]),
+    [["local", "local", "gpt-image-1"]],
+  );
 });
 
 t.test("globs match the client name or the profile; modelMap renames; disabled and non-openai skipped", async (t) => {
@@ -21,7 +24,10 @@ t.test("globs match the client name or the profile; modelMap renames; disabled a
     ],
     local,
   );
-  t.same(r.resolve("my-b", "IMG_MODEL_B").map((x) => [x.channel, x.upstreamModel]), [["by-profile", "dall-e-3"]]);
+  t.same(
+    r.resolve("my-b", "IMG_MODEL_B").map((x) => [x.channel, x.upstreamModel]),
+    [["by-profile", "dall-e-3"]],
+  );
 });
 
 t.test("priority first, then weighted order", async (t) => {
@@ -31,12 +37,15 @@ t.test("priority first, then weighted order", async (t) => {
     { channel: ch({ name: "light", models: ["m"], priority: 5, weight: 1 }), provider: provider("openai") },
     { channel: ch({ name: "zero", models: ["m"], priority: 5, weight: 0 }), provider: provider("openai") },
   ];
-  const order = (rng: number) => imageRouting(ups, local, () => rng).resolve("m", "IMG_MODEL_A").map((x) => x.channel);
+  const order = (rng: number) =>
+    imageRouting(ups, local, () => rng)
+      .resolve("m", "IMG_MODEL_A")
+      .map((x) => x.channel);
   t.same(order(0), ["heavy", "light", "zero", "low"]);
   t.same(order(0.8), ["light", "heavy", "zero", "low"], "a draw past 3/4 picks the light one");
   const counts: Record<string, number> = { heavy: 0, light: 0 };
   let seed = 1;
-  const rng = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const rng = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
   const r = imageRouting(ups, local, rng);
   for (let i = 0; i < 4000; i++) counts[r.resolve("m", "IMG_MODEL_A")[0]!.channel]!++;
   t.ok(counts.heavy! > counts.light! * 2, `weights respected (${counts.heavy}:${counts.light})`);

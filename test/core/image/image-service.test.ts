@@ -19,7 +19,9 @@ import { openSqliteStorage } from "../../../src/storage/sqlite/sqlite-storage.js
 const assertThrew = (): never => {
   throw new Error("expected the call to fail");
 };
-const png = await sharp({ create: { width: 20, height: 10, channels: 3, background: "#123456" } }).png().toBuffer();
+const png = await sharp({ create: { width: 20, height: 10, channels: 3, background: "#123456" } })
+  .png()
+  .toBuffer();
 
 function setup(t: Test, routes: ImageRoute[], publicUrl?: string) {
   const dir = t.testdir();
@@ -28,12 +30,18 @@ function setup(t: Test, routes: ImageRoute[], publicUrl?: string) {
   const now = () => 1_700_000_000_000;
   const blobs = fsBlobStore({ dir: path.join(dir, "files"), files: storage.files, now });
   const transport = createRouterTransport((r) =>
-    r.service(ImageService, imageService({ models: modelResolver(DEFAULT_IMAGE_ALIASES), routing: { resolve: () => routes }, blobs, urlSecret: "k", publicUrl, urlTtlMs: 1000, usage: storage.usage, now })),
+    r.service(
+      ImageService,
+      imageService({ models: modelResolver(DEFAULT_IMAGE_ALIASES), routing: { resolve: () => routes }, blobs, urlSecret: "k", publicUrl, urlTtlMs: 1000, usage: storage.usage, now }),
+    ),
   );
   return { client: createClient(ImageService, transport), storage };
 }
 
-const provider = (run: (job: ImageJob) => Promise<{ images: { data: Uint8Array; revisedPrompt?: string }[]; usage?: ReturnType<typeof create<typeof ImageUsageSchema>> }>): ImageProvider => ({ kind: "test", run });
+const provider = (run: (job: ImageJob) => Promise<{ images: { data: Uint8Array; revisedPrompt?: string }[]; usage?: ReturnType<typeof create<typeof ImageUsageSchema>> }>): ImageProvider => ({
+  kind: "test",
+  run,
+});
 const ok = provider(async (job) => ({ images: Array.from({ length: job.n }, () => ({ data: png })), usage: create(ImageUsageSchema, { inputTokens: 1n, outputTokens: 2n, totalTokens: 3n }) }));
 const down = provider(async () => Promise.reject(coreError(Code.Unavailable, "down", { reason: "upstream_error" })));
 const refused = provider(async () => Promise.reject(coreError(Code.InvalidArgument, "no", { reason: "invalid_value", field: "size" })));
@@ -44,7 +52,10 @@ t.test("an unavailable route falls over; results are measured, stored and signed
     seen = job;
     return ok.run(job, {} as never);
   });
-  const { client, storage } = setup(t, [{ channel: "a", provider: down, upstreamModel: "x" }, { channel: "b", provider: spy, upstreamModel: "y" }]);
+  const { client, storage } = setup(t, [
+    { channel: "a", provider: down, upstreamModel: "x" },
+    { channel: "b", provider: spy, upstreamModel: "y" },
+  ]);
   const res = await client.generateImages({ prompt: "p", options: { model: "dall-e-2", size: "256x256", n: 2 } }, { headers: { [URL_BASE_HEADER]: "http://gw:1" } });
   const b = res.batch!;
   t.equal(b.channel, "b");
@@ -63,8 +74,14 @@ t.test("an unavailable route falls over; results are measured, stored and signed
 });
 
 t.test("other errors do not fall over; usage records the failure", async (t) => {
-  const { client, storage } = setup(t, [{ channel: "a", provider: refused, upstreamModel: "x" }, { channel: "b", provider: ok, upstreamModel: "y" }]);
-  const err = await client.generateImages({ prompt: "p", options: { size: "256x256" } }).then(() => assertThrew(), (e) => ConnectError.from(e));
+  const { client, storage } = setup(t, [
+    { channel: "a", provider: refused, upstreamModel: "x" },
+    { channel: "b", provider: ok, upstreamModel: "y" },
+  ]);
+  const err = await client.generateImages({ prompt: "p", options: { size: "256x256" } }).then(
+    () => assertThrew(),
+    (e) => ConnectError.from(e),
+  );
   t.equal(err.code, Code.InvalidArgument);
   t.equal(errorDetail(err)?.field, "size");
   t.match((await storage.usage.query({})).rows[0], { channel: "a", status: `error:${Code.InvalidArgument}` });
@@ -87,15 +104,24 @@ t.test("IMG_MODEL_C keeps usage; b64 inlines; a bad URL base is ignored; publicU
 t.test("unreadable provider output is the provider's fault", async (t) => {
   const junk = provider(async () => ({ images: [{ data: new Uint8Array([1, 2, 3]) }] }));
   const { client } = setup(t, [{ channel: "j", provider: junk, upstreamModel: "m" }]);
-  const err = await client.generateImages({ prompt: "p", options: { size: "256x256" } }).then(() => assertThrew(), (e) => ConnectError.from(e));
+  const err = await client.generateImages({ prompt: "p", options: { size: "256x256" } }).then(
+    () => assertThrew(),
+    (e) => ConnectError.from(e),
+  );
   t.equal(err.code, Code.Unavailable);
   t.equal(errorDetail(err)?.reason, "upstream_bad_response");
 });
 
 t.test("variations need an image; uri inputs are refused", async (t) => {
   const { client } = setup(t, [{ channel: "local", provider: ok, upstreamModel: "m" }]);
-  const none = await client.createImageVariations({}).then(() => assertThrew(), (e) => ConnectError.from(e));
+  const none = await client.createImageVariations({}).then(
+    () => assertThrew(),
+    (e) => ConnectError.from(e),
+  );
   t.match(errorDetail(none), { field: "image", reason: "missing_required_parameter" });
-  const uri = await client.createImageVariations({ image: { source: { case: "uri", value: "http://x/y.png" } } }).then(() => assertThrew(), (e) => ConnectError.from(e));
+  const uri = await client.createImageVariations({ image: { source: { case: "uri", value: "http://x/y.png" } } }).then(
+    () => assertThrew(),
+    (e) => ConnectError.from(e),
+  );
   t.match(errorDetail(uri), { field: "image", reason: "invalid_value" });
 });

@@ -19,7 +19,9 @@ import type { ImageJob, ImageProvider, ImageStreamEvent } from "../../../src/cor
 import { fsBlobStore } from "../../../src/storage/blob/fs-blob-store.js";
 import { openSqliteStorage } from "../../../src/storage/sqlite/sqlite-storage.js";
 
-const png = await sharp({ create: { width: 20, height: 10, channels: 3, background: "#123456" } }).png().toBuffer();
+const png = await sharp({ create: { width: 20, height: 10, channels: 3, background: "#123456" } })
+  .png()
+  .toBuffer();
 const usage = create(ImageUsageSchema, { inputTokens: 1n, outputTokens: 2n, totalTokens: 3n });
 
 /** The service on a Connect in-memory transport, or on the in-process one facades use (`direct`). */
@@ -64,7 +66,16 @@ t.test("partial images with the echoed fields, then the batch inline", async (t)
   t.equal(out.length, 2);
   const partial = out[0]!.event;
   t.equal(partial.case, "partialImage");
-  t.match(partial.value, { imageIndex: 0, partialImageIndex: 0, created: 1_700_000_000n, outputFormat: "webp", size: "1024x1024", quality: "low", background: "opaque", file: { mimeType: "image/webp", sizeBytes: 3n } });
+  t.match(partial.value, {
+    imageIndex: 0,
+    partialImageIndex: 0,
+    created: 1_700_000_000n,
+    outputFormat: "webp",
+    size: "1024x1024",
+    quality: "low",
+    background: "opaque",
+    file: { mimeType: "image/webp", sizeBytes: 3n },
+  });
   const batch = out[1]!.event;
   t.equal(batch.case, "batch");
   if (batch.case !== "batch") return;
@@ -83,7 +94,9 @@ t.test("a provider without a stream of its own: its result, no partial images; e
     out.map((m) => m.event.case),
     ["batch"],
   );
-  const image = await sharp({ create: { width: 8, height: 8, channels: 4, background: "#00000000" } }).png().toBuffer();
+  const image = await sharp({ create: { width: 8, height: 8, channels: 4, background: "#00000000" } })
+    .png()
+    .toBuffer();
   const edit = await drain(client.streamEditImages({ prompt: "p", images: [{ filename: "a.png", mimeType: "image/png", source: { case: "data", value: image } }], partialImages: 1 }));
   t.same(
     edit.map((m) => m.event.case),
@@ -153,7 +166,12 @@ t.test("a caller that stops reading: the provider's stream is closed and the cal
 });
 
 t.test("stream rules: models that stream, 0 to 3 partial images, no url", async (t) => {
-  const { client } = setup(t, [route("x", streaming(async function* () {}))]);
+  const { client } = setup(t, [
+    route(
+      "x",
+      streaming(async function* () {}),
+    ),
+  ]);
   const cases: Array<[Parameters<typeof client.streamGenerateImages>[0], string, string]> = [
     [{ prompt: "p", options: { model: "dall-e-3" } }, "stream", "unsupported_value"],
     [{ prompt: "p" }, "stream", "unsupported_value"],

@@ -104,5 +104,10 @@ t.test("profiles carry the spec's rules", async (t) => {
   t.same([PROFILES.IMG_MODEL_A.nMax, PROFILES.IMG_MODEL_B.nMax, PROFILES.IMG_MODEL_C.nMax, PROFILES.IMG_MODEL_D.nMax], [10, 1, 10, 8]);
   t.same(PROFILES.IMG_MODEL_D.sizes.generate, ["1024x1024", "1536x1024", "1024x1792"]);
   t.equal(PROFILES.IMG_MODEL_C.reportsUsage, true);
-  t.same(Object.values(PROFILES).filter((p) => p.reportsUsage).map((p) => p.id), ["IMG_MODEL_C"]);
+  t.same(
+    Object.values(PROFILES)
+      .filter((p) => p.reportsUsage)
+      .map((p) => p.id),
+    ["IMG_MODEL_C"],
+  );
 });

@@ -36,7 +36,19 @@ t.test("enabled from config, changed at runtime; last errors; unknown names", as
   const cooling = new Set<string>();
   const s = channelStates([ch({ name: "a" }), ch({ name: "b", enabled: false, modelMap: { m: "up" }, priority: 3, weight: 0.5 })], { now: () => clock, cooling: (n) => cooling.has(n) });
   t.same([s.isEnabled("a"), s.isEnabled("b"), s.isEnabled("local")], [true, false, true], "names that are not channels are always enabled");
-  t.match(s.get("b"), { name: "b", provider: "openai", baseUrl: "http://x/v1", models: ["m"], modelMap: { m: "up" }, priority: 3, weight: 0.5, enabled: false, coolingDown: false, lastError: "", lastErrorTime: 0 });
+  t.match(s.get("b"), {
+    name: "b",
+    provider: "openai",
+    baseUrl: "http://x/v1",
+    models: ["m"],
+    modelMap: { m: "up" },
+    priority: 3,
+    weight: 0.5,
+    enabled: false,
+    coolingDown: false,
+    lastError: "",
+    lastErrorTime: 0,
+  });
   t.match(await s.setEnabled("b", true), { name: "b", enabled: true });
   t.equal(s.isEnabled("b"), true);
   t.equal(await s.setEnabled("nope", true), undefined);
@@ -48,7 +60,10 @@ t.test("enabled from config, changed at runtime; last errors; unknown names", as
   t.match(s.get("a"), { lastError: "upstream_unavailable: upstream answered 503", lastErrorTime: 1000, coolingDown: true });
   t.equal(s.get("b")!.lastError.length, 500, "capped");
   t.equal(s.get("b")!.lastErrorTime, 2000);
-  t.same(s.list().map((c) => c.name), ["a", "b"]);
+  t.same(
+    s.list().map((c) => c.name),
+    ["a", "b"],
+  );
   t.equal(s.get("local"), undefined);
 });
 
@@ -58,10 +73,17 @@ t.test("chat routing asks the registry at each resolve and records reported fail
   const configs = [ch({ name: "a", priority: 1 }), ch({ name: "b" }), ch({ name: "off", enabled: false, priority: 9 })];
   const states = channelStates(configs, { now: () => 5 });
   const r = channelChatRouting({ channels: configs.map((config) => ({ config, provider })), upstream, states, rng: () => 0 });
-  t.same(r.resolve("m").map((x) => x.channel), ["a", "b"]);
+  t.same(
+    r.resolve("m").map((x) => x.channel),
+    ["a", "b"],
+  );
   await states.setEnabled("a", false);
   await states.setEnabled("off", true);
-  t.same(r.resolve("m").map((x) => x.channel), ["off", "b"], "a change applies to the next resolve");
+  t.same(
+    r.resolve("m").map((x) => x.channel),
+    ["off", "b"],
+    "a change applies to the next resolve",
+  );
   const route = r.resolve("m")[0]!;
   r.report(route, false, coreError(Code.Unavailable, "503", { reason: "upstream_unavailable" }));
   t.match(states.get("off"), { lastError: "upstream_unavailable: 503", lastErrorTime: 5 });
@@ -81,11 +103,20 @@ t.test("image routing: a disabled channel leaves the model to the next one or th
     () => 0,
     states,
   );
-  t.same(r.resolve("dall-e-2", "IMG_MODEL_A").map((x) => x.channel), ["img"]);
+  t.same(
+    r.resolve("dall-e-2", "IMG_MODEL_A").map((x) => x.channel),
+    ["img"],
+  );
   await states.setEnabled("img", false);
-  t.same(r.resolve("dall-e-2", "IMG_MODEL_A").map((x) => x.channel), ["local"]);
+  t.same(
+    r.resolve("dall-e-2", "IMG_MODEL_A").map((x) => x.channel),
+    ["local"],
+  );
   await states.setEnabled("spare", true);
-  t.same(r.resolve("dall-e-2", "IMG_MODEL_A").map((x) => x.channel), ["spare"]);
+  t.same(
+    r.resolve("dall-e-2", "IMG_MODEL_A").map((x) => x.channel),
+    ["spare"],
+  );
   r.report!({ channel: "spare", provider: p("openai"), upstreamModel: "x" }, coreError(Code.InvalidArgument, "bad size", { reason: "invalid_value" }));
   t.equal(states.get("spare")!.lastError, "", "the request's fault is not the channel's");
   r.report!({ channel: "spare", provider: p("openai"), upstreamModel: "x" }, coreError(Code.Unavailable, "down", { reason: "upstream_error" }));
@@ -105,16 +136,26 @@ t.test("video routing: disabled channels keep their provider and queue but serve
   );
   t.same(r.channels(), ["local", "vid", "later"]);
   t.equal(r.provider("later")?.kind, "openai-videos");
-  t.same(r.resolve("kling-v1").map((x) => x.channel), ["vid"]);
+  t.same(
+    r.resolve("kling-v1").map((x) => x.channel),
+    ["vid"],
+  );
   t.throws(() => r.resolve("sora-2"), { code: Code.InvalidArgument }, "not served while disabled (and the local engine serves none once channels exist)");
   await states.setEnabled("later", true);
   await states.setEnabled("vid", false);
-  t.same(r.resolve("sora-2").map((x) => x.channel), ["later"]);
+  t.same(
+    r.resolve("sora-2").map((x) => x.channel),
+    ["later"],
+  );
   t.throws(() => r.resolve("kling-v1"), { code: Code.InvalidArgument });
   r.report!("vid", coreError(Code.Unavailable, "gateway down"));
   t.equal(states.get("vid")!.lastError, "gateway down");
   const noStates = videoRouting([{ channel: configs[1]!, provider: p("openai-videos") }], p("local"), undefined);
-  t.same(noStates.resolve("anything").map((x) => x.channel), ["local"], "without a registry the configured flag counts; only disabled channels: the local engine serves");
+  t.same(
+    noStates.resolve("anything").map((x) => x.channel),
+    ["local"],
+    "without a registry the configured flag counts; only disabled channels: the local engine serves",
+  );
   noStates.report!("later", coreError(Code.Unavailable, "x"));
 });
 
@@ -137,5 +178,9 @@ t.test("with a store, an enable/disable outlives a restart and reaches other ins
   await restarted.refresh();
   t.same([restarted.isEnabled("a"), restarted.isEnabled("b")], [false, true], "a restart keeps the admin's choice");
   t.equal(await one.setEnabled("gone", true), undefined);
-  t.same((await storage.taskAccounts.list("channel")).map((r) => r.id), ["a", "b"], "unknown names are not stored");
+  t.same(
+    (await storage.taskAccounts.list("channel")).map((r) => r.id),
+    ["a", "b"],
+    "unknown names are not stored",
+  );
 });

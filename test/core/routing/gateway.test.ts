@@ -9,7 +9,18 @@ import { ADMIN_KEY, startServer } from "../../helpers/app.js";
 import { fixture, sseChunks, startFakeUpstream, type Reply } from "../../fixtures/fake-upstream.js";
 import { anthropicScript, GREETING, openaiScript } from "../../fixtures/scripted.js";
 
-const upstreamCfg = { connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, chunkTimeoutMs: 5000, retries: 1, maxAttempts: 4, backoffMs: 1, maxBackoffMs: 10, cooldownMs: 60_000, cooldownAfterFailures: 2, connections: 8 };
+const upstreamCfg = {
+  connectTimeoutMs: 1000,
+  firstByteTimeoutMs: 5000,
+  chunkTimeoutMs: 5000,
+  retries: 1,
+  maxAttempts: 4,
+  backoffMs: 1,
+  maxBackoffMs: 10,
+  cooldownMs: 60_000,
+  cooldownAfterFailures: 2,
+  connections: 8,
+};
 const chan = (name: string, provider: ChannelConfig["provider"], baseUrl: string, extra: Partial<ChannelConfig> = {}): ChannelConfig => ({
   name,
   provider,
@@ -52,7 +63,14 @@ t.test("retry, then fall over to the next channel, then cool the failing one dow
     await new Promise((r) => setTimeout(r, 10));
     usage = await server.deps.storage.usage.query({});
   }
-  t.same(usage.rows.map((r) => [r.channel, r.status]), [["backup", "ok"], ["backup", "ok"]], "usage names the channel that served");
+  t.same(
+    usage.rows.map((r) => [r.channel, r.status]),
+    [
+      ["backup", "ok"],
+      ["backup", "ok"],
+    ],
+    "usage names the channel that served",
+  );
   primaryReply = { json: fixture("anthropic/message-text.json") };
   backup.setHandler(() => ({ status: 500, json: { error: { message: "boom", type: "server_error" } } }));
   const m3 = await ask(c);
@@ -75,7 +93,10 @@ t.test("a slow first byte falls over; a model no channel serves is 404", async (
   t.equal(textOf(m), GREETING);
   t.equal(slow.requests.length, 1);
   t.equal(fast.requests.length, 1);
-  const err = await c.messages.create({ model: "claude-unknown", max_tokens: 5, messages: [{ role: "user", content: "x" }] }).then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+  const err = await c.messages.create({ model: "claude-unknown", max_tokens: 5, messages: [{ role: "user", content: "x" }] }).then(
+    () => undefined,
+    (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
+  );
   t.equal(err?.status, 404);
 });
 
@@ -89,8 +110,16 @@ t.test("upstream errors reach each client format as its own error, without upstr
   });
   const c = new Anthropic({ baseURL: server.baseUrl, apiKey: ADMIN_KEY, maxRetries: 0 });
   const ai = new GoogleGenAI({ apiKey: ADMIN_KEY, httpOptions: { baseUrl: server.baseUrl } });
-  const anthropicErr = () => ask(c).then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
-  const geminiErr = () => ai.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }).then(() => undefined, (e: unknown) => e as ApiError);
+  const anthropicErr = () =>
+    ask(c).then(
+      () => undefined,
+      (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
+    );
+  const geminiErr = () =>
+    ai.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }).then(
+      () => undefined,
+      (e: unknown) => e as ApiError,
+    );
 
   reply = { status: 429, json: fixture("anthropic/error-rate-limit.json"), headers: { "retry-after": "7" } };
   const e429 = await anthropicErr();
@@ -124,7 +153,10 @@ t.test("upstream errors reach each client format as its own error, without upstr
   const mid = await c.messages
     .stream({ model: "gateway-chat", max_tokens: 100, messages: [{ role: "user", content: "hi" }] })
     .finalMessage()
-    .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+    .then(
+      () => undefined,
+      (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
+    );
   t.ok(mid instanceof Anthropic.APIError, "a mid-stream upstream error reaches the SDK as an error event");
   t.match(mid?.message, /overloaded_error/);
 });
@@ -173,7 +205,10 @@ t.test("a stream that breaks before its first event falls over; after it, the cl
   const err = await c.messages
     .stream({ model: "gateway-chat", max_tokens: 100, messages: [{ role: "user", content: "hi" }] })
     .finalMessage()
-    .then(() => undefined, (e: unknown) => e as Error);
+    .then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
   t.ok(err, "the broken stream ends with an error");
   t.match(err?.message, /api_error|overloaded_error/);
   t.equal(b.requests.length, before, "no switch once events reached the client");

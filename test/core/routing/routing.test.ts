@@ -61,10 +61,24 @@ t.test("priority first, weight among equals, modelMap, disabled channels and non
   const seq = [0.9, 0.0];
   const r = channelChatRouting({ channels, upstream, rng: () => seq.shift() ?? 0 });
   const routes = r.resolve("m");
-  t.same(routes.map((x) => x.channel), ["high-b", "high-a", "low"], "rng 0.9 of total 4 picks b (weight 3) first");
-  t.same(routes.map((x) => x.upstreamModel), ["m", "up-m", "m"]);
+  t.same(
+    routes.map((x) => x.channel),
+    ["high-b", "high-a", "low"],
+    "rng 0.9 of total 4 picks b (weight 3) first",
+  );
+  t.same(
+    routes.map((x) => x.upstreamModel),
+    ["m", "up-m", "m"],
+  );
   t.same(r.resolve("gpt-4o").map((x) => x.channel)[0], "other");
-  t.same(weightedOrder(["a", "b", "c"], (x) => (x === "c" ? 0 : 1), () => 0.99), ["b", "a", "c"]);
+  t.same(
+    weightedOrder(
+      ["a", "b", "c"],
+      (x) => (x === "c" ? 0 : 1),
+      () => 0.99,
+    ),
+    ["b", "a", "c"],
+  );
 });
 
 t.test("a conversation carrying a vendor's signatures prefers that vendor's channels", async (t) => {
@@ -73,7 +87,10 @@ t.test("a conversation carrying a vendor's signatures prefers that vendor's chan
     { config: channel("an", "anthropic", { priority: 0 }), provider: stub("an") },
   ];
   const r = channelChatRouting({ channels, upstream, rng: () => 0 });
-  t.same(r.resolve("m", input).map((x) => x.channel), ["oa", "an"]);
+  t.same(
+    r.resolve("m", input).map((x) => x.channel),
+    ["oa", "an"],
+  );
   const signed = create(ChatInputSchema, {
     model: "m",
     turns: [
@@ -82,7 +99,10 @@ t.test("a conversation carrying a vendor's signatures prefers that vendor's chan
       { role: Role.USER, parts: [{ kind: { case: "text", value: { text: "more" } } }] },
     ],
   });
-  t.same(r.resolve("m", signed).map((x) => x.channel), ["an", "oa"]);
+  t.same(
+    r.resolve("m", signed).map((x) => x.channel),
+    ["an", "oa"],
+  );
 });
 
 t.test("which failures retry, which fall over", async (t) => {
@@ -98,7 +118,11 @@ t.test("which failures retry, which fall over", async (t) => {
   t.notOk(isFallover(coreError(Code.Canceled, "gone")));
   const d = [0, 1, 2, 3, 10].map((n) => backoffDelay(n, 100, 1000, () => 1));
   t.same(d, [100, 200, 400, 800, 1000]);
-  t.equal(backoffDelay(2, 100, 1000, () => 0), 200, "jitter keeps at least half");
+  t.equal(
+    backoffDelay(2, 100, 1000, () => 0),
+    200,
+    "jitter keeps at least half",
+  );
 });
 
 const routesOf = (...ps: [string, ChatProvider][]): ChatRoute[] => ps.map(([channel, provider]) => ({ channel, provider, upstreamModel: "m" }));
@@ -106,7 +130,14 @@ const routesOf = (...ps: [string, ChatProvider][]): ChatRoute[] => ps.map(([chan
 t.test("retry on the same channel, then fall over", async (t) => {
   const a = stub("a", [err429(), err503()]);
   const b = stub("b");
-  const r = channelChatRouting({ channels: [{ config: channel("a", "openai"), provider: a }, { config: channel("b", "openai"), provider: b }], upstream, rng: () => 0 });
+  const r = channelChatRouting({
+    channels: [
+      { config: channel("a", "openai"), provider: a },
+      { config: channel("b", "openai"), provider: b },
+    ],
+    upstream,
+    rng: () => 0,
+  });
   const served: string[] = [];
   const resp = await unaryWithFallback(r, routesOf(["a", a], ["b", b]), signal(), (x) => {
     served.push(x.channel);
@@ -119,8 +150,16 @@ t.test("retry on the same channel, then fall over", async (t) => {
 t.test("a non-retryable error is returned at once", async (t) => {
   const a = stub("a", [upstreamHttpError({ status: 400, vendor: "x" })]);
   const b = stub("b");
-  const r = channelChatRouting({ channels: [{ config: channel("a", "openai"), provider: a }, { config: channel("b", "openai"), provider: b }], upstream });
-  const err = (await unaryWithFallback(r, routesOf(["a", a], ["b", b]), signal(), (x) => x.provider.generate(input, { signal: signal(), requestId: "", upstreamModel: "m" })).catch((e: unknown) => e)) as ConnectError;
+  const r = channelChatRouting({
+    channels: [
+      { config: channel("a", "openai"), provider: a },
+      { config: channel("b", "openai"), provider: b },
+    ],
+    upstream,
+  });
+  const err = (await unaryWithFallback(r, routesOf(["a", a], ["b", b]), signal(), (x) => x.provider.generate(input, { signal: signal(), requestId: "", upstreamModel: "m" })).catch(
+    (e: unknown) => e,
+  )) as ConnectError;
   t.equal(err.code, Code.InvalidArgument);
   t.same([a.calls, b.calls], [1, 0]);
 });
@@ -131,10 +170,16 @@ t.test("a retry-after longer than the backoff cap moves on without waiting; maxA
   const b = stub("b", [err503(), err503()]);
   const c = stub("c");
   const r = channelChatRouting({
-    channels: [{ config: channel("a", "openai"), provider: a }, { config: channel("b", "openai"), provider: b }, { config: channel("c", "openai"), provider: c }],
+    channels: [
+      { config: channel("a", "openai"), provider: a },
+      { config: channel("b", "openai"), provider: b },
+      { config: channel("c", "openai"), provider: c },
+    ],
     upstream: { ...upstream, maxAttempts: 3 },
   });
-  const err = (await unaryWithFallback(r, routesOf(["a", a], ["b", b], ["c", c]), signal(), (x) => x.provider.generate(input, { signal: signal(), requestId: "", upstreamModel: "m" })).catch((e: unknown) => e)) as ConnectError;
+  const err = (await unaryWithFallback(r, routesOf(["a", a], ["b", b], ["c", c]), signal(), (x) => x.provider.generate(input, { signal: signal(), requestId: "", upstreamModel: "m" })).catch(
+    (e: unknown) => e,
+  )) as ConnectError;
   t.same([a.calls, b.calls, c.calls], [1, 2, 0], "a once (retry-after too long), b twice, then the attempt budget is spent");
   t.equal(errorDetail(err)?.reason, "overloaded", "the last error is returned");
 });
@@ -143,18 +188,43 @@ t.test("a channel that keeps failing cools down and goes last", async (t) => {
   let now = 1000;
   const a = stub("a", [err503(), err503(), err503(), err503()]);
   const b = stub("b");
-  const r = channelChatRouting({ channels: [{ config: channel("a", "openai", { priority: 1 }), provider: a }, { config: channel("b", "openai"), provider: b }], upstream, now: () => now });
-  t.same(r.resolve("m").map((x) => x.channel), ["a", "b"]);
+  const r = channelChatRouting({
+    channels: [
+      { config: channel("a", "openai", { priority: 1 }), provider: a },
+      { config: channel("b", "openai"), provider: b },
+    ],
+    upstream,
+    now: () => now,
+  });
+  t.same(
+    r.resolve("m").map((x) => x.channel),
+    ["a", "b"],
+  );
   await unaryWithFallback(r, r.resolve("m"), signal(), (x) => x.provider.generate(input, { signal: signal(), requestId: "", upstreamModel: "m" }));
-  t.same(r.resolve("m").map((x) => x.channel), ["b", "a"], "two failures in a row: cooling");
+  t.same(
+    r.resolve("m").map((x) => x.channel),
+    ["b", "a"],
+    "two failures in a row: cooling",
+  );
   now += 59_000;
-  t.same(r.resolve("m").map((x) => x.channel), ["b", "a"]);
+  t.same(
+    r.resolve("m").map((x) => x.channel),
+    ["b", "a"],
+  );
   now += 2_000;
-  t.same(r.resolve("m").map((x) => x.channel), ["a", "b"], "back after the cooldown");
+  t.same(
+    r.resolve("m").map((x) => x.channel),
+    ["a", "b"],
+    "back after the cooldown",
+  );
   r.report({ channel: "a", provider: a, upstreamModel: "m" }, false);
   r.report({ channel: "a", provider: a, upstreamModel: "m" }, true);
   r.report({ channel: "a", provider: a, upstreamModel: "m" }, false);
-  t.same(r.resolve("m").map((x) => x.channel), ["a", "b"], "a success resets the count");
+  t.same(
+    r.resolve("m").map((x) => x.channel),
+    ["a", "b"],
+    "a success resets the count",
+  );
 });
 
 t.test("an abort during backoff ends with Canceled", async (t) => {
@@ -176,7 +246,13 @@ const ev = (e: StreamGenerateResponse["event"]) => create(StreamGenerateResponse
 t.test("streams fall over before the first event, never after", async (t) => {
   const a = stub("a", [err503(), err503()]);
   const b = stub("b");
-  const r = channelChatRouting({ channels: [{ config: channel("a", "openai"), provider: a }, { config: channel("b", "openai"), provider: b }], upstream });
+  const r = channelChatRouting({
+    channels: [
+      { config: channel("a", "openai"), provider: a },
+      { config: channel("b", "openai"), provider: b },
+    ],
+    upstream,
+  });
   const out: StreamGenerateResponse[] = [];
   for await (const e of streamWithFallback(r, routesOf(["a", a], ["b", b]), signal(), (x) => x.provider.stream(input, { signal: signal(), requestId: "", upstreamModel: "m" }))) out.push(e);
   t.same([a.calls, b.calls], [2, 1]);
@@ -195,8 +271,12 @@ t.test("streams fall over before the first event, never after", async (t) => {
   const c = stub("c");
   const seen: string[] = [];
   const err = await (async () => {
-    for await (const e of streamWithFallback(r, routesOf(["x", breaking], ["c", c]), signal(), (x) => x.provider.stream(input, { signal: signal(), requestId: "", upstreamModel: "m" }))) seen.push(e.event.case ?? "");
-  })().then(() => undefined, (e: unknown) => e as ConnectError);
+    for await (const e of streamWithFallback(r, routesOf(["x", breaking], ["c", c]), signal(), (x) => x.provider.stream(input, { signal: signal(), requestId: "", upstreamModel: "m" })))
+      seen.push(e.event.case ?? "");
+  })().then(
+    () => undefined,
+    (e: unknown) => e as ConnectError,
+  );
   t.equal(errorDetail(err!)?.reason, "overloaded");
   t.same(seen, ["start", "partStart", "partStop"], "the open part is closed before the error");
   t.equal(c.calls, 0, "no fallover once the client has events");
@@ -218,6 +298,9 @@ t.test("a provider that throws synchronously on a stream (refused feature) falls
   t.equal(b.calls, 1);
   const err = await (async () => {
     for await (const _ of streamWithFallback(r, routesOf(["r", refusing]), signal(), (x) => x.provider.stream(input, { signal: signal(), requestId: "", upstreamModel: "m" })));
-  })().then(() => undefined, (e: unknown) => e as ConnectError);
+  })().then(
+    () => undefined,
+    (e: unknown) => e as ConnectError,
+  );
   t.equal(errorDetail(err!)?.field, "tools[0]", "alone, the refusal reaches the client with its field");
 });

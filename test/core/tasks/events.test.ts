@@ -77,7 +77,14 @@ t.test("watch re-reads storage when changes may come from elsewhere, and yields 
   let stored = task("w", 1);
   const ac = new AbortController();
   const got: number[] = [];
-  const it = watch(ev, "w", async () => stored, (x) => x.run.status === "SUCCESS", ac.signal, 30);
+  const it = watch(
+    ev,
+    "w",
+    async () => stored,
+    (x) => x.run.status === "SUCCESS",
+    ac.signal,
+    30,
+  );
   const done = (async () => {
     for await (const x of it) got.push(x.version);
   })();
@@ -97,7 +104,15 @@ t.test("without a bus, watch waits for events only and stops on abort", async (t
   const ac = new AbortController();
   const got: number[] = [];
   const done = (async () => {
-    for await (const x of watch(ev, "x", async () => (loads++, task("x", 1)), () => false, ac.signal, 5)) got.push(x.version);
+    for await (const x of watch(
+      ev,
+      "x",
+      async () => (loads++, task("x", 1)),
+      () => false,
+      ac.signal,
+      5,
+    ))
+      got.push(x.version);
   })();
   await new Promise((r) => setTimeout(r, 60));
   ac.abort();

@@ -70,7 +70,10 @@ const until = async (cond: () => Promise<boolean> | boolean, what: string) => {
 };
 
 t.test("backoff doubles from the base up to the cap", async (t) => {
-  t.same([1, 2, 3, 4, 5, 6].map((n) => backoffMs(n, 100, 1000)), [100, 200, 400, 800, 1000, 1000]);
+  t.same(
+    [1, 2, 3, 4, 5, 6].map((n) => backoffMs(n, 100, 1000)),
+    [100, 200, 400, 800, 1000, 1000],
+  );
 });
 
 t.test("every change is delivered in order, signed, with a stable id per message across retries", async (t) => {

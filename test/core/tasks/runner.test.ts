@@ -107,7 +107,14 @@ t.test("watchers see every committed change in order, ending at the terminal one
   const seen: string[] = [];
   const ac = new AbortController();
   const done = (async () => {
-    for await (const s of watch<Payload>(runner.events, "w", () => runner.get<Payload>("w"), (x) => isTerminal(x.run.status), ac.signal)) seen.push(`${s.run.status}:${s.run.progress}`);
+    for await (const s of watch<Payload>(
+      runner.events,
+      "w",
+      () => runner.get<Payload>("w"),
+      (x) => isTerminal(x.run.status),
+      ac.signal,
+    ))
+      seen.push(`${s.run.status}:${s.run.progress}`);
   })();
   await until(() => seen.length === 1, "first state");
   const ctx = m.pending.get("w")!.ctx;

@@ -36,7 +36,10 @@ t.test("images: a price keyed on size holds for requests that leave the size out
   const k = await newKey(server, 10);
   const results = await Promise.all(Array.from({ length: 40 }, (_, i) => post(server, "/v1/images/generations", k.secret, { model: "dall-e-2", prompt: `cat ${i}`, response_format: "b64_json" })));
   t.equal(results.filter((r) => r.status === 200).length, 10, "the budget's worth was served");
-  t.ok(results.filter((r) => r.status !== 200).every((r) => r.status === 403 && r.body.error.code === "budget_exhausted"), "the rest were refused as over budget");
+  t.ok(
+    results.filter((r) => r.status !== 200).every((r) => r.status === 403 && r.body.error.code === "budget_exhausted"),
+    "the rest were refused as over budget",
+  );
   t.equal(await spentOf(server, k.id), 10, "spent equals the budget");
 });
 
@@ -44,7 +47,9 @@ t.test("images: a price keyed on quality charges the default quality", async (t)
   const server = await startServer({ config: { prices: prices({ images: [{ model: "dall-e-2", quality: "standard", perImage: 1 }] }) } });
   t.teardown(() => server.close());
   const k = await newKey(server, 10);
-  const results = await Promise.all(Array.from({ length: 100 }, (_, i) => post(server, "/v1/images/generations", k.secret, { model: "dall-e-2", prompt: `dog ${i}`, size: "256x256", response_format: "b64_json" })));
+  const results = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => post(server, "/v1/images/generations", k.secret, { model: "dall-e-2", prompt: `dog ${i}`, size: "256x256", response_format: "b64_json" })),
+  );
   t.equal(results.filter((r) => r.status === 200).length, 10);
   t.equal(await spentOf(server, k.id), 10, "every image served was charged");
 });
@@ -103,7 +108,11 @@ t.test("videos: a request without model or duration is priced at the defaults", 
       ),
     ),
   );
-  t.same(results.filter((r) => r === 4), [4, 4], "two 4-second videos fit a budget of 10");
+  t.same(
+    results.filter((r) => r === 4),
+    [4, 4],
+    "two 4-second videos fit a budget of 10",
+  );
   t.equal(results.filter((r) => r === Code.PermissionDenied).length, 4, "the rest are over budget");
   t.equal(await spentOf(server, k.id), 8);
 });
@@ -137,7 +146,10 @@ t.test("chat: 200 concurrent calls without an output limit against an upstream t
   const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => call(i)));
   const served = statuses.filter((s) => s === 200).length;
   t.equal(served, 12, "as many calls as 4,096-token reservations fit in the budget");
-  t.ok(statuses.every((s) => s === 200 || s === 403), "the rest are refused as over budget");
+  t.ok(
+    statuses.every((s) => s === 200 || s === 403),
+    "the rest are refused as over budget",
+  );
   const spent = await spentOf(server, k.id);
   t.ok(spent <= 50_000, `spent ${spent} stays within the budget`);
   t.equal(spent, 12 * 4096, "each call is charged what it reserved, not the 9,000 reported");

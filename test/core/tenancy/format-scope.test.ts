@@ -46,11 +46,17 @@ t.test("a key scoped to wire formats is refused on every remote RPC, whatever fo
     const tr = make();
     const calls: [string, () => Promise<unknown>][] = [
       ["ChatService/Generate", () => createClient(ChatService, tr).generate({ input: { model: "local-chat", turns: [{ role: Role.USER, parts: [text("hi")] }] } }, { headers: forged })],
-      ["ChatService/StreamGenerate", async () => {
-        for await (const _ of createClient(ChatService, tr).streamGenerate({ input: { model: "local-chat", turns: [{ role: Role.USER, parts: [text("hi")] }] } }, { headers: forged }));
-      }],
+      [
+        "ChatService/StreamGenerate",
+        async () => {
+          for await (const _ of createClient(ChatService, tr).streamGenerate({ input: { model: "local-chat", turns: [{ role: Role.USER, parts: [text("hi")] }] } }, { headers: forged }));
+        },
+      ],
       ["ImageBotService/SubmitTask", () => createClient(ImageBotService, tr).submitTask({ action: Action.IMAGINE, prompt: "a cat" }, { headers: { ...forged, "omnigate-format": "image-bot" } })],
-      ["ImageService/GenerateImages", () => createClient(ImageService, tr).generateImages({ prompt: "a cat", options: { model: "dall-e-2", n: 1 } }, { headers: { ...forged, "omnigate-format": "images" } })],
+      [
+        "ImageService/GenerateImages",
+        () => createClient(ImageService, tr).generateImages({ prompt: "a cat", options: { model: "dall-e-2", n: 1 } }, { headers: { ...forged, "omnigate-format": "images" } }),
+      ],
       ["VideoService/CreateVideo", () => createClient(VideoService, tr).createVideo({ prompt: "a cat", model: "sora-2" }, { headers: { ...forged, "omnigate-format": "video" } })],
       ["ModelService/ListModels", () => createClient(ModelService, tr).listModels({}, { headers: forged })],
     ];

@@ -64,8 +64,14 @@ t.test("a video that fails after it was accepted gives its charge back", async (
   t.equal(status, "failed");
   t.equal(await spentBecomes(k.id, 0), 0, "refunded");
   const usage = await admin.queryUsage({ keyId: k.id }, bearer(ADMIN_KEY));
-  t.ok(usage.records.some((r) => r.status === "ok" && r.credits === 2), "it was charged 2 seconds when accepted");
-  t.ok(usage.records.some((r) => r.status === "refund:failure" && r.credits === -2), "and refunded when it failed");
+  t.ok(
+    usage.records.some((r) => r.status === "ok" && r.credits === 2),
+    "it was charged 2 seconds when accepted",
+  );
+  t.ok(
+    usage.records.some((r) => r.status === "refund:failure" && r.credits === -2),
+    "and refunded when it failed",
+  );
   t.equal(usage.totals?.credits, 0);
 });
 
@@ -99,7 +105,11 @@ t.test("a budget is spent to the last credit: every task it pays for is accepted
   const k = await newKey(6);
   const codes: unknown[] = [];
   for (let i = 0; i < 4; i++) codes.push((await post("/ib/submit/imagine", { prompt: `budget ${i}` }, k.secret)).body.code);
-  t.same(codes.map((c) => (c === 22 ? 1 : c)), [1, 1, 1, 25], "6 credits buy three 2-credit tasks, no fewer");
+  t.same(
+    codes.map((c) => (c === 22 ? 1 : c)),
+    [1, 1, 1, 25],
+    "6 credits buy three 2-credit tasks, no fewer",
+  );
   t.equal(await spent(k.id), 6);
   const broke = await post("/ib/submit/imagine", { prompt: "one more" }, k.secret);
   t.same([broke.status, broke.body.code], [403, 25]);

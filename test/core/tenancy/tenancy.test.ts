@@ -190,6 +190,9 @@ t.test("streamed chat is budgeted too, and refusals at the gate leave a usage re
   t.equal(second.findDetails(ErrorDetailSchema)[0]?.reason, "budget_exhausted");
   t.equal((await admin.getKey({ id: k.id }, bearer(ADMIN_KEY))).key?.spent, 1, "exactly one stream was charged");
   const usage = await admin.queryUsage({ keyId: k.id }, bearer(ADMIN_KEY));
-  t.ok(usage.records.some((r) => r.status === "rejected:budget_exhausted"), "the refusal is recorded");
+  t.ok(
+    usage.records.some((r) => r.status === "rejected:budget_exhausted"),
+    "the refusal is recorded",
+  );
   t.equal(usage.totals?.credits, 1);
 });

@@ -45,7 +45,11 @@ async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean): Promise<T>
   return v;
 }
 /** The key's records, once `n` of them are written (records are written after the response). */
-const records = (n: number) => until(() => server.deps.storage.usage.query({ keyId }), (r) => r.rows.length >= n);
+const records = (n: number) =>
+  until(
+    () => server.deps.storage.usage.query({ keyId }),
+    (r) => r.rows.length >= n,
+  );
 const byRequest = (rows: UsageRecord[], id: string) => rows.find((r) => r.requestId === id);
 
 const expected = { requests: 0, images: 0, seconds: 0, credits: 0 };
@@ -53,7 +57,10 @@ const expected = { requests: 0, images: 0, seconds: 0, credits: 0 };
 t.test("images: one record per request with the images produced and their price", async (t) => {
   const res = await openai.images.generate({ model: "dall-e-2", prompt: "two cats", n: 2, size: "256x256", response_format: "b64_json" }).withResponse();
   t.equal(res.data.data?.length, 2);
-  const bad = await openai.images.generate({ model: "dall-e-2", prompt: "a forbidden-topic poster", size: "256x256" }).withResponse().catch((e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+  const bad = await openai.images
+    .generate({ model: "dall-e-2", prompt: "a forbidden-topic poster", size: "256x256" })
+    .withResponse()
+    .catch((e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
   t.type(bad, OpenAI.BadRequestError);
   const rows = (await records(2)).rows;
   const ok = byRequest(rows, res.response.headers.get("request-id")!);
@@ -67,7 +74,10 @@ t.test("images: one record per request with the images produced and their price"
 t.test("image-bot: a record per submit, priced by its action; refused submits cost nothing", async (t) => {
   const imagine = await post("/ib/submit/imagine", { prompt: "a red fox" });
   t.equal(imagine.body.code, 1);
-  const done = await until(() => get(`/ib/task/${imagine.body.result}/fetch`), (x) => x.status === "SUCCESS" || x.status === "FAILURE");
+  const done = await until(
+    () => get(`/ib/task/${imagine.body.result}/fetch`),
+    (x) => x.status === "SUCCESS" || x.status === "FAILURE",
+  );
   t.equal(done.status, "SUCCESS");
   const u1 = done.buttons.find((b: { customId: string }) => b.customId.includes("upsample::1"));
   const upscale = await post("/ib/submit/action", { taskId: done.id, customId: u1.customId });
@@ -93,7 +103,10 @@ t.test("video: seconds as the responses say, for create and remix; failures cost
   t.equal(v.data.seconds, "1");
   const early = await openai.videos.remix(v.data.id, { prompt: "at night" }).catch((e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
   t.type(early, OpenAI.BadRequestError, "a video that is not ready does not remix");
-  await until(() => openai.videos.retrieve(v.data.id), (x) => x.status === "completed" || x.status === "failed");
+  await until(
+    () => openai.videos.retrieve(v.data.id),
+    (x) => x.status === "completed" || x.status === "failed",
+  );
   const remix = await openai.videos.remix(v.data.id, { prompt: "at night" }).withResponse();
   t.equal(remix.data.seconds, "1");
   const rows = (await records(9)).rows;

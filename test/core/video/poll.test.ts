@@ -6,7 +6,10 @@ import { coreError } from "../../../src/core/errors.js";
 import { backoffDelay, pollUntil } from "../../../src/core/video/poll.js";
 
 t.test("backoffDelay doubles up to the cap", async (t) => {
-  t.same([0, 1, 2, 3, 4, 10].map((a) => backoffDelay(a, 100, 1000)), [100, 200, 400, 800, 1000, 1000]);
+  t.same(
+    [0, 1, 2, 3, 4, 10].map((a) => backoffDelay(a, 100, 1000)),
+    [100, 200, 400, 800, 1000, 1000],
+  );
 });
 
 t.test("pollUntil returns the first value and retries transient failures", async (t) => {

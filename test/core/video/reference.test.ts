@@ -9,7 +9,9 @@ import { Code } from "@connectrpc/connect";
 import { InputFileSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { checkReference, fetchReference, sniffImage } from "../../../src/core/video/reference.js";
 
-const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#00ff00" } }).png().toBuffer();
+const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#00ff00" } })
+  .png()
+  .toBuffer();
 const file = (source: { case: "data"; value: Uint8Array } | { case: "uri"; value: string }) => create(InputFileSchema, { source });
 
 const server = createServer((req, res) => {

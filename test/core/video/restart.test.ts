@@ -43,7 +43,10 @@ t.test("kill -9 while a video renders and two wait: nothing is lost", async (t) 
     ids.push(((await res.json()) as { task_id: string }).task_id);
   }
   const get = async (id: string) => (await (await fetch(`${base}/v1/videos/${id}`, { headers })).json()) as { status: string; progress: number };
-  const first = await until(() => get(ids[0]!), (v) => v.status === "in_progress" && v.progress > 0);
+  const first = await until(
+    () => get(ids[0]!),
+    (v) => v.status === "in_progress" && v.progress > 0,
+  );
   t.equal(first.status, "in_progress", "the first is rendering");
   t.same([(await get(ids[1]!)).status, (await get(ids[2]!)).status], ["queued", "queued"], "the others wait");
 
@@ -53,14 +56,22 @@ t.test("kill -9 while a video renders and two wait: nothing is lost", async (t) 
 
   base = await start(200);
   for (const id of ids) {
-    const v = await until(() => get(id), (x) => x.status === "completed" || x.status === "failed", 600);
+    const v = await until(
+      () => get(id),
+      (x) => x.status === "completed" || x.status === "failed",
+      600,
+    );
     t.equal(v.status, "completed", `${id} completed after the restart`);
     const content = await fetch(`${base}/v1/videos/${id}/content`, { headers });
     t.equal(content.headers.get("content-type"), "video/mp4");
     t.match(await probeBytes(new Uint8Array(await content.arrayBuffer())), { width: 160, height: 90, fps: 4, duration: 1 });
   }
   const list = (await (await fetch(`${base}/v1/videos?order=asc`, { headers })).json()) as { data: Array<{ id: string }> };
-  t.same(list.data.map((v) => v.id), ids, "exactly the three, in order");
+  t.same(
+    list.data.map((v) => v.id),
+    ids,
+    "exactly the three, in order",
+  );
   running[1]!.proc.kill("SIGTERM");
   await running[1]!.exited;
 });

@@ -12,7 +12,20 @@ import { until } from "../../facades/video/helpers.js";
 
 const opts = { headers: { authorization: `Bearer ${ADMIN_KEY}` } };
 const local = (taskMs: number) => ({ blocklist: ["forbidden-topic"], chunkDelayMs: 0, signingSecret: "", faultInjection: true, taskMs });
-const video = (over: Record<string, unknown> = {}) => ({ concurrency: 1, channelConcurrency: 4, queueSize: 1, ttlMs: 3_600_000, timeoutMs: 5_000, pollMs: 10, maxPollMs: 20, maxBytes: 1e8, allowPrivateUrls: false, fontFile: "", notifyHook: "", ...over });
+const video = (over: Record<string, unknown> = {}) => ({
+  concurrency: 1,
+  channelConcurrency: 4,
+  queueSize: 1,
+  ttlMs: 3_600_000,
+  timeoutMs: 5_000,
+  pollMs: 10,
+  maxPollMs: 20,
+  maxBytes: 1e8,
+  allowPrivateUrls: false,
+  fontFile: "",
+  notifyHook: "",
+  ...over,
+});
 
 async function failure(p: Promise<unknown>): Promise<ConnectError> {
   try {
@@ -43,7 +56,10 @@ t.test("a task past video.timeoutMs fails with code timeout; a full queue is ref
   const full = await failure(videos.createVideo(small, opts));
   t.same([full.code, errorDetail(full)?.reason], [Code.ResourceExhausted, "queue_full"], "one running, one waiting, no room for a third");
 
-  await until(async () => (await videos.getVideo({ id: running.id }, opts)).video!, (v) => v.status === Status.IN_PROGRESS);
+  await until(
+    async () => (await videos.getVideo({ id: running.id }, opts)).video!,
+    (v) => v.status === Status.IN_PROGRESS,
+  );
   clock += 6_000;
   t.equal(await server.deps.tasks.runner.sweep(), 2, "both are past their timeout");
   for (const id of [running.id, waiting.id]) {
@@ -61,7 +77,10 @@ t.test("CancelVideo: a queued or rendering video stops and stays; a finished one
   const small = { prompt: "slow", size: "160x90", duration: 1, fps: 4 };
   const running = (await videos.createVideo(small, opts)).video!;
   const waiting = (await videos.createVideo(small, opts)).video!;
-  await until(async () => (await videos.getVideo({ id: running.id }, opts)).video!, (v) => v.status === Status.IN_PROGRESS);
+  await until(
+    async () => (await videos.getVideo({ id: running.id }, opts)).video!,
+    (v) => v.status === Status.IN_PROGRESS,
+  );
   t.equal((await videos.getVideo({ id: waiting.id }, opts)).video!.status, Status.QUEUED);
   for (const v of [waiting, running]) {
     const c = (await videos.cancelVideo({ id: v.id }, opts)).video!;
@@ -71,7 +90,10 @@ t.test("CancelVideo: a queued or rendering video stops and stays; a finished one
     t.same([again.code, errorDetail(again)?.reason], [Code.FailedPrecondition, "video_finished"], "a second cancel is refused");
   }
   const next = (await videos.createVideo(small, opts)).video!;
-  await until(async () => (await videos.getVideo({ id: next.id }, opts)).video!, (v) => v.status === Status.IN_PROGRESS);
+  await until(
+    async () => (await videos.getVideo({ id: next.id }, opts)).video!,
+    (v) => v.status === Status.IN_PROGRESS,
+  );
   t.pass("the cancelled video's slot is free again: the next one starts");
   const listed = (await videos.listVideos({ limit: 10 }, opts)).videos.map((v) => v.id);
   t.ok(listed.includes(running.id) && listed.includes(waiting.id), "cancelled videos stay listed (DeleteVideo removes them)");
@@ -101,13 +123,19 @@ t.test("list, remix and content rules; signed URLs", async (t) => {
   t.same(await reason(videos.getVideo({ id: "" }, opts)), [Code.InvalidArgument, "id", "missing_required_parameter"]);
 
   const blocked = (await videos.createVideo({ prompt: "forbidden-topic", size: "160x90", duration: 1, fps: 4 }, opts)).video!;
-  const failed = await until(async () => (await videos.getVideo({ id: blocked.id }, opts)).video!, (v) => v.status === Status.FAILED);
+  const failed = await until(
+    async () => (await videos.getVideo({ id: blocked.id }, opts)).video!,
+    (v) => v.status === Status.FAILED,
+  );
   t.equal(failed.url, "");
   t.same(await reason(videos.remixVideo({ id: blocked.id, prompt: "again" }, opts)), [Code.FailedPrecondition, "id", "video_not_ready"]);
 
   const made = (await videos.createVideo({ prompt: "a lighthouse", size: "160x90", duration: 1, fps: 4, seed: 77n }, opts)).video!;
   t.same(await reason(videos.remixVideo({ id: made.id, prompt: "" }, opts)), [Code.InvalidArgument, "prompt", "missing_required_parameter"]);
-  const ok = await until(async () => (await videos.getVideo({ id: made.id }, opts)).video!, (v) => v.status === Status.COMPLETED);
+  const ok = await until(
+    async () => (await videos.getVideo({ id: made.id }, opts)).video!,
+    (v) => v.status === Status.COMPLETED,
+  );
   t.equal(ok.url, "", "no URL without a base: Connect callers get file ids from content");
   const content = (await videos.getVideoContent({ id: made.id, variant: Variant.THUMBNAIL }, opts)).file!;
   t.equal(content.mimeType, "image/webp");

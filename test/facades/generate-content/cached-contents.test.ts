@@ -23,7 +23,10 @@ for (const sdk of SDKS) {
         config: {
           displayName: "handbook",
           systemInstruction: "You answer from the handbook.",
-          contents: [{ role: "user", parts: [{ text: HANDBOOK }] }, { role: "model", parts: [{ text: "Understood." }] }],
+          contents: [
+            { role: "user", parts: [{ text: HANDBOOK }] },
+            { role: "model", parts: [{ text: "Understood." }] },
+          ],
           tools: [{ functionDeclarations: [{ name: "lookup", parameters: { type: "OBJECT", properties: { topic: { type: "STRING" } }, required: ["topic"] } }] }],
           ttl: "600s",
         } as never,
@@ -35,9 +38,16 @@ for (const sdk of SDKS) {
       t.equal(Date.parse(made.expireTime!) - Date.parse(made.createTime!), 600_000, "ttl 600s");
       t.ok(made.usageMetadata!.totalTokenCount! > 20, "the cache's token count");
       const raw = (await (await fetch(`${server.baseUrl}/${sdk.version}/${made.name}?key=${ADMIN_KEY}`)).json()) as Record<string, unknown>;
-      t.same((raw.contents as { role: string }[]).map((c) => c.role), ["user", "model"]);
+      t.same(
+        (raw.contents as { role: string }[]).map((c) => c.role),
+        ["user", "model"],
+      );
       t.same(raw.systemInstruction, { parts: [{ text: "You answer from the handbook." }] });
-      t.same(raw.tools, [{ functionDeclarations: [{ name: "lookup", parameters: { type: "OBJECT", properties: { topic: { type: "STRING" } }, required: ["topic"] } }] }], "tools come back in Gemini's Schema form");
+      t.same(
+        raw.tools,
+        [{ functionDeclarations: [{ name: "lookup", parameters: { type: "OBJECT", properties: { topic: { type: "STRING" } }, required: ["topic"] } }] }],
+        "tools come back in Gemini's Schema form",
+      );
 
       const got = await ai.caches.get({ name: made.name! });
       t.equal(got.name, made.name);

@@ -84,7 +84,14 @@ t.test("zod failures become field violations", async (t) => {
 });
 
 t.test("zod type errors name both types with the right article, in protobuf's words", async (t) => {
-  const schema = z.object({ l: z.array(z.string()).optional(), o: z.object({}).optional(), r: z.record(z.string(), z.number()).optional(), i: z.number().int().optional(), s: z.string().optional(), b: z.boolean().optional() });
+  const schema = z.object({
+    l: z.array(z.string()).optional(),
+    o: z.object({}).optional(),
+    r: z.record(z.string(), z.number()).optional(),
+    i: z.number().int().optional(),
+    s: z.string().optional(),
+    b: z.boolean().optional(),
+  });
   const described = (v: unknown) => {
     // As the facade parses a body that failed: again, with the input in the issues.
     const r = schema.safeParse(v, { reportInput: true });

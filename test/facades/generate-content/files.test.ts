@@ -39,7 +39,10 @@ for (const sdk of SDKS) {
       const got = await ai.files.get({ name: up.name! });
       t.same(got, up, "get answers what the upload did");
       const pager = await ai.files.list({ config: { pageSize: 50 } });
-      t.ok(pager.page.some((f) => f.name === up.name), "listed");
+      t.ok(
+        pager.page.some((f) => f.name === up.name),
+        "listed",
+      );
 
       const res = await ai.models.generateContent({ model: MODEL, contents: createUserContent([createPartFromUri(up.uri!, up.mimeType!), "summarise the notes"]) });
       t.equal(textOf(res), "You said: summarise the notes");
@@ -83,7 +86,14 @@ for (const sdk of SDKS) {
 t.test("the resumable protocol by hand: query, offsets, cancel, unknown sessions", async (t) => {
   const start = await fetch(`${server.baseUrl}/upload/v1beta/files`, {
     method: "POST",
-    headers: { "x-goog-api-key": ADMIN_KEY, "content-type": "application/json", "x-goog-upload-protocol": "resumable", "x-goog-upload-command": "start", "x-goog-upload-header-content-length": "10", "x-goog-upload-header-content-type": "text/plain" },
+    headers: {
+      "x-goog-api-key": ADMIN_KEY,
+      "content-type": "application/json",
+      "x-goog-upload-protocol": "resumable",
+      "x-goog-upload-command": "start",
+      "x-goog-upload-header-content-length": "10",
+      "x-goog-upload-header-content-type": "text/plain",
+    },
     body: JSON.stringify({ file: { displayName: "ten.txt" } }),
   });
   t.equal(start.status, 200);
@@ -152,18 +162,36 @@ t.test("unfinished uploads are bounded: sessions per key, and bytes held in all"
       return { file: { id: "file_" + "a".repeat(32), filename: "x", mimeType: "text/plain", sizeBytes: BigInt(req.data.byteLength), downloadable: true } };
     },
   };
-  const opts = { files: files as never, maxBytes: 1000, publicUrl: "http://gw", call: () => ({}), apiKey: (req: { headers: Record<string, unknown> }) => String(req.headers["x-goog-api-key"]), now: () => 0, heldBytes: 100 };
+  const opts = {
+    files: files as never,
+    maxBytes: 1000,
+    publicUrl: "http://gw",
+    call: () => ({}),
+    apiKey: (req: { headers: Record<string, unknown> }) => String(req.headers["x-goog-api-key"]),
+    now: () => 0,
+    heldBytes: 100,
+  };
   await app.register(uploadRoutes(opts, "v1beta"), { prefix: "/upload/v1beta/files" });
   t.teardown(() => app.close());
   const start = (key: string) =>
-    app.inject({ method: "POST", url: "/upload/v1beta/files", headers: { "x-goog-api-key": key, "x-goog-upload-protocol": "resumable", "x-goog-upload-command": "start", "content-type": "application/json" }, payload: "{}" });
+    app.inject({
+      method: "POST",
+      url: "/upload/v1beta/files",
+      headers: { "x-goog-api-key": key, "x-goog-upload-protocol": "resumable", "x-goog-upload-command": "start", "content-type": "application/json" },
+      payload: "{}",
+    });
   for (let i = 0; i < 8; i++) t.equal((await start("k1")).statusCode, 200, `unfinished upload ${i + 1} of one key`);
   const ninth = await start("k1");
   t.equal(ninth.statusCode, 429, "a ninth unfinished upload of one key waits");
   t.equal((await start("k3")).statusCode, 200, "another key is not held back");
   const k3 = new URL((await start("k3")).headers["x-goog-upload-url"] as string);
   const chunk = (url: URL, key: string, command: string, offset: number, n: number) =>
-    app.inject({ method: "POST", url: url.pathname + url.search, headers: { "x-goog-api-key": key, "x-goog-upload-command": command, "x-goog-upload-offset": String(offset), "content-type": "application/octet-stream" }, payload: Buffer.alloc(n) });
+    app.inject({
+      method: "POST",
+      url: url.pathname + url.search,
+      headers: { "x-goog-api-key": key, "x-goog-upload-command": command, "x-goog-upload-offset": String(offset), "content-type": "application/octet-stream" },
+      payload: Buffer.alloc(n),
+    });
   t.equal((await chunk(k3, "k3", "upload", 0, 80)).statusCode, 200, "80 bytes held");
   const k3b = new URL((await start("k3")).headers["x-goog-upload-url"] as string);
   t.equal((await chunk(k3b, "k3", "upload", 0, 30)).statusCode, 429, "30 more would pass the 100 held in all: send it again later");

@@ -52,12 +52,30 @@ const ROWS: Row[] = [
     },
     anthropic: (t, r) => {
       t.equal(r.body.system, "Sys");
-      t.same(r.body.messages, [{ role: "user", content: [{ type: "text", text: "Hi" }, { type: "text", text: "there" }] }], "the newer part and fields left out");
+      t.same(
+        r.body.messages,
+        [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "Hi" },
+              { type: "text", text: "there" },
+            ],
+          },
+        ],
+        "the newer part and fields left out",
+      );
     },
     openai: (t, r) => {
       t.same(r.body.messages, [
         { role: "system", content: "Sys" },
-        { role: "user", content: [{ type: "text", text: "Hi" }, { type: "text", text: "there" }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Hi" },
+            { type: "text", text: "there" },
+          ],
+        },
       ]);
     },
   },

@@ -76,6 +76,10 @@ for (const [name, json, gemini] of FROM_JSON) {
 }
 
 t.test("round trip Gemini -> JSON -> Gemini keeps what Gemini says", async (t) => {
-  const s = { type: "OBJECT", properties: { n: { type: "INTEGER", nullable: true, minimum: 0 }, none: { type: "NULL" }, tags: { type: "ARRAY", items: { type: "STRING", enum: ["x"] } } }, required: ["n"] };
+  const s = {
+    type: "OBJECT",
+    properties: { n: { type: "INTEGER", nullable: true, minimum: 0 }, none: { type: "NULL" }, tags: { type: "ARRAY", items: { type: "STRING", enum: ["x"] } } },
+    required: ["n"],
+  };
   t.same(jsonSchemaToGemini(geminiToJsonSchema(s, "s")), s);
 });

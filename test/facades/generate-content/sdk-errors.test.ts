@@ -117,7 +117,11 @@ for (const sdk of SDKS) {
 async function post(path: string, body: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${server.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": ADMIN_KEY, ...headers }, body });
   const text = await res.text();
-  return { status: res.status, type: res.headers.get("content-type") ?? "", json: JSON.parse(text) as { error: { code: number; status: string; message: string; details?: Record<string, unknown>[] } } };
+  return {
+    status: res.status,
+    type: res.headers.get("content-type") ?? "",
+    json: JSON.parse(text) as { error: { code: number; status: string; message: string; details?: Record<string, unknown>[] } },
+  };
 }
 
 const GEN = `/v1beta/models/${MODEL}:generateContent`;
@@ -160,10 +164,18 @@ t.test("bad input gets 400 INVALID_ARGUMENT naming the field", async (t) => {
     ],
     ["bad function name", JSON.stringify({ contents: hi, tools: [{ functionDeclarations: [{ name: "no spaces allowed" }] }] }), "tools[0].functionDeclarations[0].name"],
     ["duplicate function", JSON.stringify({ contents: hi, tools: [{ functionDeclarations: [{ name: "f" }, { name: "f" }] }] }), "tools[0].functionDeclarations[1].name"],
-    ["bad parameter schema", JSON.stringify({ contents: hi, tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "OBJECT", properties: { a: { type: "BLOB" } } } }] }] }), "tools[0].functionDeclarations[0].parameters.properties.a.type"],
+    [
+      "bad parameter schema",
+      JSON.stringify({ contents: hi, tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "OBJECT", properties: { a: { type: "BLOB" } } } }] }] }),
+      "tools[0].functionDeclarations[0].parameters.properties.a.type",
+    ],
     ["system with an image", JSON.stringify({ contents: hi, systemInstruction: { parts: [{ inlineData: { mimeType: "image/png", data: "AAAA" } }] } }), "systemInstruction.parts[0]"],
     ["bad cachedContent name", JSON.stringify({ contents: hi, cachedContent: "caches/1" }), "cachedContent"],
-    ["bad thought signature", JSON.stringify({ contents: [{ role: "model", parts: [{ text: "x", thoughtSignature: Buffer.from('omnigate:thought:{"i":1}').toString("base64") }] }, ...hi] }), "contents[0].parts[0].thoughtSignature"],
+    [
+      "bad thought signature",
+      JSON.stringify({ contents: [{ role: "model", parts: [{ text: "x", thoughtSignature: Buffer.from('omnigate:thought:{"i":1}').toString("base64") }] }, ...hi] }),
+      "contents[0].parts[0].thoughtSignature",
+    ],
   ];
   for (const [name, body, field] of cases) {
     const r = await post(GEN, body);
@@ -173,7 +185,11 @@ t.test("bad input gets 400 INVALID_ARGUMENT naming the field", async (t) => {
     t.equal(r.json.error.code, 400);
     const v = violations(r.json.error.details);
     t.ok(v.length > 0, `${name}: has fieldViolations`);
-    if (field) t.ok(v.some((x) => x.field === field), `${name}: names ${String(field)} (got ${v.map((x) => x.field).join(", ")})`);
+    if (field)
+      t.ok(
+        v.some((x) => x.field === field),
+        `${name}: names ${String(field)} (got ${v.map((x) => x.field).join(", ")})`,
+      );
   }
   const fileData = await post(GEN, JSON.stringify({ contents: [{ parts: [{ fileData: { mimeType: "application/pdf", fileUri: "gs://b/f.pdf" } }] }] }));
   t.match(fileData.json.error.message, /fileData: fileUri must name a file uploaded to this gateway/);
@@ -278,7 +294,10 @@ t.test("shared /v1/models paths answer Gemini callers in Gemini's shape", async 
   const byHeader = await fetch(`${server.baseUrl}/v1/models`, { headers: { "x-goog-api-key": ADMIN_KEY } });
   t.equal(byHeader.status, 200);
   const list = (await byHeader.json()) as { models: { name: string; supportedGenerationMethods: string[] }[] };
-  t.ok(list.models.every((m) => m.name.startsWith("models/")), "Gemini Model names");
+  t.ok(
+    list.models.every((m) => m.name.startsWith("models/")),
+    "Gemini Model names",
+  );
   t.ok(list.models[0]!.supportedGenerationMethods.includes("generateContent"));
   const byQuery = await fetch(`${server.baseUrl}/v1/models/${MODEL}?key=${ADMIN_KEY}`);
   t.equal(((await byQuery.json()) as { name: string }).name, `models/${MODEL}`);

@@ -139,8 +139,14 @@ for (const sdk of SDKS) {
 
       const hidden = await ai.models.generateContent({ model: MODEL, contents: [ask], config: { thinkingConfig: { thinkingBudget: 256 } } });
       const hp = hidden.candidates![0]!.content!.parts!;
-      t.notOk(hp.some((p) => p.thought), "no thoughts unless includeThoughts");
-      t.ok(hp.some((p) => p.thoughtSignature), "the signature still comes");
+      t.notOk(
+        hp.some((p) => p.thought),
+        "no thoughts unless includeThoughts",
+      );
+      t.ok(
+        hp.some((p) => p.thoughtSignature),
+        "the signature still comes",
+      );
       t.ok(hidden.usageMetadata!.thoughtsTokenCount! > 0);
       const hiddenBack = await ai.models.generateContent({ model: MODEL, contents: [ask, hidden.candidates![0]!.content!, { role: "user", parts: [{ text: "next" }] }] });
       t.equal(hiddenBack.text, "You said: next");
@@ -167,7 +173,10 @@ for (const sdk of SDKS) {
       const forged = structuredClone(kept);
       const fp = forged.parts!.find((p) => p.functionCall)!;
       const wire = Buffer.from(fp.thoughtSignature!, "base64").toString("utf8");
-      fp.thoughtSignature = Buffer.from(wire.replace(/:t1\.(.)/, (_m, c: string) => `:t1.${c === "A" ? "B" : "A"}`), "utf8").toString("base64");
+      fp.thoughtSignature = Buffer.from(
+        wire.replace(/:t1\.(.)/, (_m, c: string) => `:t1.${c === "A" ? "B" : "A"}`),
+        "utf8",
+      ).toString("base64");
       t.not(fp.thoughtSignature, call.thoughtSignature, "the signature was altered");
       const err = await apiError(ai.models.generateContent({ model: MODEL, contents: [ask, forged, result], config }));
       t.equal(err.status, 400, "an altered signature is still refused");
@@ -197,7 +206,10 @@ for (const sdk of SDKS) {
       t.equal(chunks.map((c) => c.text ?? "").join(""), whole.text);
       const last = chunks.at(-1)!;
       t.equal(last.candidates![0]!.finishReason, "STOP", "the last chunk has the finish reason");
-      t.notOk(chunks.slice(0, -1).some((c) => c.candidates?.[0]?.finishReason), "earlier chunks have none");
+      t.notOk(
+        chunks.slice(0, -1).some((c) => c.candidates?.[0]?.finishReason),
+        "earlier chunks have none",
+      );
       t.same(last.usageMetadata, whole.usageMetadata, "final usage equals the whole answer's");
       t.equal(chunks[0]!.usageMetadata!.promptTokenCount, whole.usageMetadata!.promptTokenCount, "early chunks carry the prompt count");
       t.equal(new Set(chunks.map((c) => c.responseId)).size, 1, "one responseId");
@@ -212,7 +224,10 @@ for (const sdk of SDKS) {
       });
       for await (const c of stream) chunks.push(c);
       const parts = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []);
-      t.ok(parts.some((p) => p.thought), "thought chunks");
+      t.ok(
+        parts.some((p) => p.thought),
+        "thought chunks",
+      );
       const calls = parts.filter((p) => p.functionCall);
       t.equal(calls.length, 1, "the call comes whole, once");
       t.equal(calls[0]!.functionCall!.name, "get_weather");
@@ -300,7 +315,10 @@ for (const sdk of SDKS) {
       t.equal(stopped.text, "You said: alpha beta ");
       t.equal(stopped.candidates![0]!.finishReason, "STOP", "a stop sequence ends with STOP");
       const two = await ai.models.generateContent({ model: MODEL, contents: "hi", config: { candidateCount: 2 } });
-      t.same(two.candidates!.map((c) => c.index), [0, 1]);
+      t.same(
+        two.candidates!.map((c) => c.index),
+        [0, 1],
+      );
       const lp = await ai.models.generateContent({ model: MODEL, contents: "hi", config: { responseLogprobs: true, logprobs: 2 } });
       const res = lp.candidates![0]!.logprobsResult!;
       t.ok(res.chosenCandidates!.length > 0);
@@ -344,7 +362,10 @@ for (const sdk of SDKS) {
       t.equal(res.status, 200);
       const body = (await res.json()) as { candidates: { content: { parts: { text?: string; thought?: boolean }[] } }[]; usageMetadata: { promptTokensDetails: { modality: string }[] } };
       t.ok(body.candidates[0]!.content.parts[0]!.thought, "thinking_config.include_thoughts was read");
-      t.ok(body.usageMetadata.promptTokensDetails.some((d) => d.modality === "IMAGE"), "inline_data was read");
+      t.ok(
+        body.usageMetadata.promptTokensDetails.some((d) => d.modality === "IMAGE"),
+        "inline_data was read",
+      );
     });
   });
 }

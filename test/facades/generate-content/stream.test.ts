@@ -54,17 +54,32 @@ t.test("text and thought deltas stream; calls go out whole; the last chunk finis
   t.ok(chunks.length >= 5);
   const parts = partsOf(chunks);
   t.same(
-    parts.filter((p) => p.thought).map((p) => p.text).join(""),
+    parts
+      .filter((p) => p.thought)
+      .map((p) => p.text)
+      .join(""),
     "let me see",
   );
-  t.equal(parts.filter((p) => !p.thought && typeof p.text === "string").map((p) => p.text).join(""), "calling it now");
-  t.same(parts.filter((p) => p.functionCall), [{ functionCall: { id: "c", name: "f", args: { city: "Paris", n: [1, 2] } } }]);
+  t.equal(
+    parts
+      .filter((p) => !p.thought && typeof p.text === "string")
+      .map((p) => p.text)
+      .join(""),
+    "calling it now",
+  );
+  t.same(
+    parts.filter((p) => p.functionCall),
+    [{ functionCall: { id: "c", name: "f", args: { city: "Paris", n: [1, 2] } } }],
+  );
   t.equal(parts.find((p) => !p.thought && p.thoughtSignature)?.text, "calling ", "the first text chunk after the thoughts carries the signature");
   t.equal(parts.find((p) => p.thoughtSignature)?.thoughtSignature, encodeSignature(local, "gemini"));
   const last = chunks.at(-1)!;
   t.equal((last.candidates as WireCand[])[0]!.finishReason, "STOP");
   t.same(last.usageMetadata, { promptTokenCount: 4, candidatesTokenCount: 6, thoughtsTokenCount: 3, totalTokenCount: 13, promptTokensDetails: [] });
-  t.notOk(chunks.slice(0, -1).some((c) => (c.candidates as WireCand[])[0]!.finishReason), "only the last chunk finishes");
+  t.notOk(
+    chunks.slice(0, -1).some((c) => (c.candidates as WireCand[])[0]!.finishReason),
+    "only the last chunk finishes",
+  );
   t.same(chunks[0]!.usageMetadata, { promptTokenCount: 4, totalTokenCount: 4 }, "earlier chunks carry the prompt count");
   t.ok(chunks.every((c) => c.responseId === "r" && c.modelVersion === "v"));
 });
@@ -74,9 +89,21 @@ t.test("the stream says what the whole answer says", async (t) => {
   const whole = fromCoreResponse(answer, { includeThoughts: false });
   const merged = partsOf(chunks);
   const wholeParts = (whole.candidates as WireCand[])[0]!.content!.parts;
-  t.equal(merged.filter((p) => typeof p.text === "string").map((p) => p.text).join(""), "calling it now");
-  t.same(merged.filter((p) => p.functionCall), wholeParts.filter((p) => p.functionCall));
-  t.notOk(merged.some((p) => p.thought), "no thoughts when not asked");
+  t.equal(
+    merged
+      .filter((p) => typeof p.text === "string")
+      .map((p) => p.text)
+      .join(""),
+    "calling it now",
+  );
+  t.same(
+    merged.filter((p) => p.functionCall),
+    wholeParts.filter((p) => p.functionCall),
+  );
+  t.notOk(
+    merged.some((p) => p.thought),
+    "no thoughts when not asked",
+  );
   t.equal(merged.find((p) => p.thoughtSignature)?.thoughtSignature, wholeParts.find((p) => p.thoughtSignature)?.thoughtSignature, "the same hidden-thought signature");
   t.same(chunks.at(-1)!.usageMetadata, whole.usageMetadata);
 });
@@ -100,12 +127,25 @@ t.test("several candidates each finish in the last chunk", async (t) => {
     candidates: [0, 1].map((i) => create(CandidateSchema, { index: i, finishReason: FinishReason.STOP, parts: [create(PartSchema, { kind: { case: "text", value: { text: `answer ${i}` } } })] })),
   });
   const chunks = run(two, false);
-  t.equal(partsOf(chunks, 0).map((p) => p.text).join(""), "answer 0");
-  t.equal(partsOf(chunks, 1).map((p) => p.text).join(""), "answer 1");
-  t.same((chunks.at(-1)!.candidates as WireCand[]).map((c) => [c.index, c.finishReason]), [
-    [0, "STOP"],
-    [1, "STOP"],
-  ]);
+  t.equal(
+    partsOf(chunks, 0)
+      .map((p) => p.text)
+      .join(""),
+    "answer 0",
+  );
+  t.equal(
+    partsOf(chunks, 1)
+      .map((p) => p.text)
+      .join(""),
+    "answer 1",
+  );
+  t.same(
+    (chunks.at(-1)!.candidates as WireCand[]).map((c) => [c.index, c.finishReason]),
+    [
+      [0, "STOP"],
+      [1, "STOP"],
+    ],
+  );
 });
 
 t.test("a blocked prompt streams one chunk with promptFeedback", async (t) => {

@@ -48,8 +48,18 @@ for (const [reason, vendor, want] of FINISH) t.equal(fromCoreFinish(reason, vend
 const local = sig("local", "L1");
 const PARTS: [string, ReturnType<typeof part>[], boolean, unknown[]][] = [
   ["text", [part({ kind: { case: "text", value: { text: "hi" } } })], false, [{ text: "hi" }]],
-  ["media", [part({ kind: { case: "media", value: { mimeType: "image/png", source: { case: "data", value: new Uint8Array([0, 1, 2]) } } } })], false, [{ inlineData: { mimeType: "image/png", data: "AAEC" } }]],
-  ["media by uri", [part({ kind: { case: "media", value: { mimeType: "application/pdf", source: { case: "uri", value: "gs://b/f" } } } })], false, [{ fileData: { mimeType: "application/pdf", fileUri: "gs://b/f" } }]],
+  [
+    "media",
+    [part({ kind: { case: "media", value: { mimeType: "image/png", source: { case: "data", value: new Uint8Array([0, 1, 2]) } } } })],
+    false,
+    [{ inlineData: { mimeType: "image/png", data: "AAEC" } }],
+  ],
+  [
+    "media by uri",
+    [part({ kind: { case: "media", value: { mimeType: "application/pdf", source: { case: "uri", value: "gs://b/f" } } } })],
+    false,
+    [{ fileData: { mimeType: "application/pdf", fileUri: "gs://b/f" } }],
+  ],
   ["tool call", [part({ kind: { case: "toolCall", value: { id: "c1", name: "f", arguments: { a: 1 } } } })], false, [{ functionCall: { id: "c1", name: "f", args: { a: 1 } } }]],
   [
     "tool result",
@@ -59,10 +69,7 @@ const PARTS: [string, ReturnType<typeof part>[], boolean, unknown[]][] = [
   ],
   [
     "code",
-    [
-      part({ kind: { case: "executableCode", value: { language: "PYTHON", code: "print(2)" } } }),
-      part({ kind: { case: "codeExecutionResult", value: { outcome: CodeOutcome.OK, output: "2" } } }),
-    ],
+    [part({ kind: { case: "executableCode", value: { language: "PYTHON", code: "print(2)" } } }), part({ kind: { case: "codeExecutionResult", value: { outcome: CodeOutcome.OK, output: "2" } } })],
     false,
     [{ executableCode: { language: "PYTHON", code: "print(2)" } }, { codeExecutionResult: { outcome: "OUTCOME_OK", output: "2" } }],
   ],
@@ -71,19 +78,28 @@ const PARTS: [string, ReturnType<typeof part>[], boolean, unknown[]][] = [
     "visible thought: its signature rides on the next part, replacing that part's own",
     [part({ kind: { case: "thinking", value: { text: "plan" } }, signature: local }), part({ kind: { case: "text", value: { text: "answer" } }, signature: sig("local", "OWN") })],
     true,
-    [{ text: "plan", thought: true }, { text: "answer", thoughtSignature: encodeSignature(local, "gemini") }],
+    [
+      { text: "plan", thought: true },
+      { text: "answer", thoughtSignature: encodeSignature(local, "gemini") },
+    ],
   ],
   [
     "a Gemini signature travels raw on its own part",
     [part({ kind: { case: "thinking", value: { text: "plan" } } }), part({ kind: { case: "toolCall", value: { name: "f" } }, signature: sig("gemini", "CiQB") })],
     true,
-    [{ text: "plan", thought: true }, { functionCall: { name: "f", args: {} }, thoughtSignature: "CiQB" }],
+    [
+      { text: "plan", thought: true },
+      { functionCall: { name: "f", args: {} }, thoughtSignature: "CiQB" },
+    ],
   ],
   [
     "a thought with nothing after it leaves its signature on an empty part",
     [part({ kind: { case: "thinking", value: { text: "plan" } }, signature: local })],
     true,
-    [{ text: "plan", thought: true }, { text: "", thoughtSignature: encodeSignature(local, "gemini") }],
+    [
+      { text: "plan", thought: true },
+      { text: "", thoughtSignature: encodeSignature(local, "gemini") },
+    ],
   ],
 ];
 for (const [name, parts, include, want] of PARTS) t.same(fromCoreParts(parts, include), want, `parts: ${name}`);
@@ -128,7 +144,18 @@ t.test("usage: prompt includes the cache, candidates exclude thoughts", async (t
   });
   t.same(
     Object.keys(fromCoreUsage(u)),
-    ["promptTokenCount", "cachedContentTokenCount", "candidatesTokenCount", "toolUsePromptTokenCount", "thoughtsTokenCount", "totalTokenCount", "promptTokensDetails", "cacheTokensDetails", "candidatesTokensDetails", "toolUsePromptTokensDetails"],
+    [
+      "promptTokenCount",
+      "cachedContentTokenCount",
+      "candidatesTokenCount",
+      "toolUsePromptTokenCount",
+      "thoughtsTokenCount",
+      "totalTokenCount",
+      "promptTokensDetails",
+      "cacheTokensDetails",
+      "candidatesTokensDetails",
+      "toolUsePromptTokensDetails",
+    ],
     "fields in the order Gemini sends them",
   );
   t.same(fromCoreUsage(undefined), { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 });

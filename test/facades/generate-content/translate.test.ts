@@ -2,17 +2,7 @@
 import t from "tap";
 import { create, toJson } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
-import {
-  ChatInputSchema,
-  HarmBlockThreshold,
-  HarmCategory,
-  MediaResolution,
-  Modality,
-  Role,
-  SignatureSchema,
-  ToolChoiceMode,
-  type ChatInput,
-} from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { ChatInputSchema, HarmBlockThreshold, HarmCategory, MediaResolution, Modality, Role, SignatureSchema, ToolChoiceMode, type ChatInput } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { encodeSignature } from "../../../src/core/chat/signature-codec.js";
 import { errorDetail } from "../../../src/core/errors.js";
 import { encodeHiddenThought } from "../../../src/facades/generate-content/thought-signature.js";
@@ -78,10 +68,7 @@ const CASES: [string, unknown, Record<string, unknown>][] = [
   [
     "code parts",
     {
-      contents: [
-        user({ text: "run" }),
-        { role: "model", parts: [{ executableCode: { language: "PYTHON", code: "print(1)" } }, { codeExecutionResult: { outcome: "OUTCOME_OK", output: "1\n" } }] },
-      ],
+      contents: [user({ text: "run" }), { role: "model", parts: [{ executableCode: { language: "PYTHON", code: "print(1)" } }, { codeExecutionResult: { outcome: "OUTCOME_OK", output: "1\n" } }] }],
     },
     {
       model: "gemini-2.5-flash",
@@ -107,10 +94,7 @@ const CASES: [string, unknown, Record<string, unknown>][] = [
         { role: "ROLE_ASSISTANT", parts: [{ toolCall: { id: "call_1_0", name: "a", arguments: { x: 1 } } }, { toolCall: { id: "call_1_1", name: "b", arguments: {} } }] },
         {
           role: "ROLE_USER",
-          parts: [
-            { toolResult: { callId: "call_1_1", name: "b", structured: { ok: true } } },
-            { toolResult: { callId: "call_1_0", name: "a", structured: { error: "boom" }, isError: true } },
-          ],
+          parts: [{ toolResult: { callId: "call_1_1", name: "b", structured: { ok: true } } }, { toolResult: { callId: "call_1_0", name: "a", structured: { error: "boom" }, isError: true } }],
         },
       ],
     },
@@ -128,7 +112,18 @@ const CASES: [string, unknown, Record<string, unknown>][] = [
   ],
   [
     "a visible thought takes the signature of the part after it",
-    { contents: [{ role: "model", parts: [{ text: "hmm", thought: true }, { text: "answer", thoughtSignature: encodeSignature(localSig, "gemini") }] }, user({ text: "x" })] },
+    {
+      contents: [
+        {
+          role: "model",
+          parts: [
+            { text: "hmm", thought: true },
+            { text: "answer", thoughtSignature: encodeSignature(localSig, "gemini") },
+          ],
+        },
+        user({ text: "x" }),
+      ],
+    },
     {
       model: "gemini-2.5-flash",
       turns: [
@@ -139,7 +134,17 @@ const CASES: [string, unknown, Record<string, unknown>][] = [
   ],
   [
     "an empty carrier part is folded into the thought",
-    { contents: [{ role: "model", parts: [{ text: "hmm", thought: true }, { text: "", thoughtSignature: encodeSignature(localSig, "gemini") }] }] },
+    {
+      contents: [
+        {
+          role: "model",
+          parts: [
+            { text: "hmm", thought: true },
+            { text: "", thoughtSignature: encodeSignature(localSig, "gemini") },
+          ],
+        },
+      ],
+    },
     { model: "gemini-2.5-flash", turns: [{ role: "ROLE_ASSISTANT", parts: [{ thinking: { text: "hmm" }, signature: { issuer: "local", value: "SIGVALUE" } }] }] },
   ],
   [
@@ -152,7 +157,17 @@ const CASES: [string, unknown, Record<string, unknown>][] = [
   ],
   [
     "a Gemini signature stays on its own part",
-    { contents: [{ role: "model", parts: [{ text: "t", thought: true }, { functionCall: { id: "c", name: "f", args: {} }, thoughtSignature: "CiQBraw" }] }] },
+    {
+      contents: [
+        {
+          role: "model",
+          parts: [
+            { text: "t", thought: true },
+            { functionCall: { id: "c", name: "f", args: {} }, thoughtSignature: "CiQBraw" },
+          ],
+        },
+      ],
+    },
     {
       model: "gemini-2.5-flash",
       turns: [{ role: "ROLE_ASSISTANT", parts: [{ thinking: { text: "t" } }, { toolCall: { id: "c", name: "f", arguments: {} }, signature: { issuer: "gemini", value: "CiQBraw" } }] }],
@@ -236,7 +251,10 @@ t.test("generation config: every field", async (t) => {
       thinkingConfig: { includeThoughts: true, thinkingBudget: 512, thinkingLevel: "HIGH" },
       mediaResolution: "MEDIA_RESOLUTION_LOW",
     },
-    safetySettings: [{ category: "HARM_CATEGORY_HATE_SPEECH", threshold: "BLOCK_ONLY_HIGH" }, { category: "HARM_CATEGORY_CIVIC_INTEGRITY", threshold: "OFF" }],
+    safetySettings: [
+      { category: "HARM_CATEGORY_HATE_SPEECH", threshold: "BLOCK_ONLY_HIGH" },
+      { category: "HARM_CATEGORY_CIVIC_INTEGRITY", threshold: "OFF" },
+    ],
   });
   const c = i.config!;
   t.same(c.stopSequences, ["END"]);
@@ -298,9 +316,17 @@ const ERRORS: [string, unknown, string][] = [
   ["thought on a call", { contents: [{ role: "model", parts: [{ functionCall: { name: "f" }, thought: true }] }] }, "contents[0].parts[0].thought"],
   ["bad mime", { contents: [user({ inlineData: { mimeType: "png", data: "AAAA" } })] }, "contents[0].parts[0].inlineData.mimeType"],
   ["empty inline data", { contents: [user({ inlineData: { mimeType: "image/png", data: "" } })] }, "contents[0].parts[0].inlineData.data"],
-  ["both parameter forms", { contents: [user({ text: "x" })], tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "OBJECT" }, parametersJsonSchema: {} }] }] }, "tools[0].functionDeclarations[0].parametersJsonSchema"],
+  [
+    "both parameter forms",
+    { contents: [user({ text: "x" })], tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "OBJECT" }, parametersJsonSchema: {} }] }] },
+    "tools[0].functionDeclarations[0].parametersJsonSchema",
+  ],
   ["ANY without functions", { contents: [user({ text: "x" })], toolConfig: { functionCallingConfig: { mode: "ANY" } } }, "toolConfig.functionCallingConfig.mode"],
-  ["both response schemas", { contents: [user({ text: "x" })], generationConfig: { responseMimeType: "application/json", responseSchema: { type: "STRING" }, responseJsonSchema: {} } }, "generationConfig.responseJsonSchema"],
+  [
+    "both response schemas",
+    { contents: [user({ text: "x" })], generationConfig: { responseMimeType: "application/json", responseSchema: { type: "STRING" }, responseJsonSchema: {} } },
+    "generationConfig.responseJsonSchema",
+  ],
   ["responseJsonSchema not an object", { contents: [user({ text: "x" })], generationConfig: { responseMimeType: "application/json", responseJsonSchema: [1] } }, "generationConfig.responseJsonSchema"],
   ["a newer tool kind that is not an object", { contents: [user({ text: "x" })], tools: [{ futureTool: true }] }, "tools[0].futureTool"],
   ["an empty part (no kind, no field)", { contents: [user({})] }, "contents[0].parts[0]"],

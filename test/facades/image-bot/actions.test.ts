@@ -113,7 +113,15 @@ t.test("buttons on the local engine", async (t) => {
     t.match(waiting.body, { status: "MODAL", action: "VARIATION", progress: "0%", buttons: [], properties: { actionDetail: "INPAINT" } });
     t.match(await ib.post("/submit/modal", { taskId: r.body.result, prompt: "a boat" }), { status: 400, body: { code: 21, description: "maskBase64 is required for Vary (Region)" } });
     const mask = await sharp({ create: { width: 32, height: 22, channels: 3, background: "#000" } })
-      .composite([{ input: await sharp({ create: { width: 16, height: 22, channels: 3, background: "#fff" } }).png().toBuffer(), left: 0, top: 0 }])
+      .composite([
+        {
+          input: await sharp({ create: { width: 16, height: 22, channels: 3, background: "#fff" } })
+            .png()
+            .toBuffer(),
+          left: 0,
+          top: 0,
+        },
+      ])
       .png()
       .toBuffer();
     const m = await ib.post("/submit/modal", { taskId: r.body.result, prompt: "a boat", maskBase64: `data:image/png;base64,${mask.toString("base64")}` });

@@ -92,6 +92,9 @@ t.test("without ALLOW_PRIVATE: a loopback notifyHook is refused at submit, a loo
   t.ok(outbox.length > 0);
   for (let i = 0; i < 100 && (await s.deps.storage.outbox.listForTask(task.id)).some((m) => m.status === "pending"); i++) await new Promise((r) => setTimeout(r, 20));
   const settled = await s.deps.storage.outbox.listForTask(task.id);
-  t.ok(settled.every((m) => m.status === "dead" && m.attempts === 1 && /^refused/.test(m.lastError ?? "")), "every message refused once, no retries");
+  t.ok(
+    settled.every((m) => m.status === "dead" && m.attempts === 1 && /^refused/.test(m.lastError ?? "")),
+    "every message refused once, no retries",
+  );
   t.equal(rx.got.length, 0, "the receiver never heard from the gateway");
 });

@@ -75,8 +75,15 @@ t.test("endpoints on the local engine", async (t) => {
     t.equal(tasks.at(-1).status, "SUCCESS");
     t.equal(tasks.at(-1).progress, "100%");
     const progress = tasks.map((x) => Number.parseInt(x.progress, 10));
-    t.same(progress, [...progress].sort((a, b) => a - b), "progress never goes down");
-    t.ok(tasks.some((x) => x.status === "IN_PROGRESS" && x.imageUrl), "a preview URL while it runs");
+    t.same(
+      progress,
+      [...progress].sort((a, b) => a - b),
+      "progress never goes down",
+    );
+    t.ok(
+      tasks.some((x) => x.status === "IN_PROGRESS" && x.imageUrl),
+      "a preview URL while it runs",
+    );
     const preview = tasks.find((x) => x.status === "IN_PROGRESS" && x.imageUrl);
     t.equal((await download(preview.imageUrl)).status, 200, "the preview is served");
 
@@ -86,7 +93,8 @@ t.test("endpoints on the local engine", async (t) => {
     for await (const m of rpc.watchTask({ id: sub2.body.result }, { headers: { authorization: `Bearer ${USER_KEY}` } })) seen.push(m.task!.status);
     t.equal(seen.at(-1), Status.SUCCESS);
     t.ok(seen.includes(Status.IN_PROGRESS));
-    await t.rejects(rpc.watchTask({ id: sub2.body.result }, { headers: { authorization: `Bearer ${ADMIN_KEY}x` } })[Symbol.asyncIterator]().next(), { code: 16 });
+    const refused = rpc.watchTask({ id: sub2.body.result }, { headers: { authorization: `Bearer ${ADMIN_KEY}x` } });
+    await t.rejects(refused[Symbol.asyncIterator]().next(), { code: 16 });
     const missing = await fetch(`${s.baseUrl}/ib/task/404404/events`, { headers: { authorization: `Bearer ${USER_KEY}` } });
     t.equal(missing.status, 404);
     t.match(await missing.json(), { code: 21, result: null });
@@ -201,7 +209,11 @@ t.test("endpoints on the local engine", async (t) => {
   });
 
   t.test("bad inputs get code 21 naming the problem, never a 500", async (t) => {
-    const big = `data:image/png;base64,${(await sharp({ create: { width: 1400, height: 1400, channels: 3, background: "#000" } }).png({ compressionLevel: 0 }).toBuffer()).toString("base64")}`;
+    const big = `data:image/png;base64,${(
+      await sharp({ create: { width: 1400, height: 1400, channels: 3, background: "#000" } })
+        .png({ compressionLevel: 0 })
+        .toBuffer()
+    ).toString("base64")}`;
     const jpeg = await image(10, 10, "#fff", "jpeg");
     const rows: [string, unknown, string][] = [
       ["/submit/imagine", {}, "prompt is required"],
@@ -210,7 +222,11 @@ t.test("endpoints on the local engine", async (t) => {
       ["/submit/imagine", { prompt: "x", botType: "OTHER" }, "botType must be one of PRIMARY_BOT, ANIME_BOT, MID_JOURNEY, NIJI_JOURNEY"],
       ["/submit/imagine", { prompt: "x", base64Array: ["data:image/png;base64,!!!"] }, "base64Array[0] is not valid base64"],
       ["/submit/imagine", { prompt: "x", base64Array: ["iVBORw0KGgo="] }, "base64Array[0] must be a base64 image with its data-URL prefix, e.g. data:image/png;base64,..."],
-      ["/submit/imagine", { prompt: "x", base64Array: [`data:image/png;base64,${Buffer.from("hello there, not an image").toString("base64")}`] }, "base64Array[0]: the data is not a readable PNG image"],
+      [
+        "/submit/imagine",
+        { prompt: "x", base64Array: [`data:image/png;base64,${Buffer.from("hello there, not an image").toString("base64")}`] },
+        "base64Array[0]: the data is not a readable PNG image",
+      ],
       ["/submit/imagine", { prompt: "x", base64Array: [`data:image/bmp;base64,Qk0=`] }, "base64Array[0]: image/bmp format is not accepted; use JPEG, PNG, GIF (static) or WEBP"],
       ["/submit/imagine", { prompt: "x", base64Array: [jpeg.replace("image/jpeg", "image/png")] }, "base64Array[0]: the prefix says image/png but the data is JPEG"],
       ["/submit/imagine", { prompt: "x", notifyHook: "ftp://example.com" }, "notifyHook must be an http or https URL"],
@@ -279,7 +295,9 @@ t.test("endpoints on the local engine", async (t) => {
     const admin = client(s, ADMIN_KEY);
     const list = await admin.get("/account/list");
     t.equal(list.status, 200);
-    t.match(list.body, [{ id: "local", channel: "local", enabled: true, concurrency: 3, queueSize: 10, modes: ["FAST"], botTypes: ["PRIMARY_BOT", "ANIME_BOT"], running: 0, queued: 0, lastError: "" }]);
+    t.match(list.body, [
+      { id: "local", channel: "local", enabled: true, concurrency: 3, queueSize: 10, modes: ["FAST"], botTypes: ["PRIMARY_BOT", "ANIME_BOT"], running: 0, queued: 0, lastError: "" },
+    ]);
     t.match((await admin.get("/account/local/fetch")).body, { id: "local" });
     t.match(await admin.get("/account/nope/fetch"), { status: 404, body: { code: 21 } });
     const off = await admin.post("/account/local/update", { enable: false, remark: "maintenance" });
@@ -301,14 +319,22 @@ t.test("endpoints on the local engine", async (t) => {
     await addKey(s, "key_slow", "sk-test-slow-0123456789", { requestsPerMinute: 1 });
     const c = client(s, "sk-test-slow-0123456789");
     t.equal((await c.post("/submit/imagine", { prompt: "one" })).body.code, 1);
-    const res = await fetch(`${s.baseUrl}/ib/submit/imagine`, { method: "POST", headers: { authorization: "Bearer sk-test-slow-0123456789", "content-type": "application/json" }, body: JSON.stringify({ prompt: "two" }) });
+    const res = await fetch(`${s.baseUrl}/ib/submit/imagine`, {
+      method: "POST",
+      headers: { authorization: "Bearer sk-test-slow-0123456789", "content-type": "application/json" },
+      body: JSON.stringify({ prompt: "two" }),
+    });
     t.equal(res.status, 429);
     t.match(await res.json(), { code: 23, description: /rate limit/, result: null });
     t.match(res.headers.get("retry-after"), /^\d+$/);
   });
 
   t.test("the /mj alias and mj-api-secret work like /ib and Bearer", async (t) => {
-    const res = await fetch(`${s.baseUrl}/mj/submit/imagine`, { method: "POST", headers: { "mj-api-secret": USER_KEY, "content-type": "application/json" }, body: JSON.stringify({ prompt: "alias" }) });
+    const res = await fetch(`${s.baseUrl}/mj/submit/imagine`, {
+      method: "POST",
+      headers: { "mj-api-secret": USER_KEY, "content-type": "application/json" },
+      body: JSON.stringify({ prompt: "alias" }),
+    });
     const body = (await res.json()) as { code: number; result: string };
     t.match(body, { code: 1 });
     t.equal((await client(s, USER_KEY, "/mj").waitFor(body.result)).status, "SUCCESS");

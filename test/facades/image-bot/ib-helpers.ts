@@ -93,7 +93,9 @@ export function client(s: TestServer, key: string | null = USER_KEY, prefix = "/
 
 /** A solid-colour PNG (or another format) as a data URL. */
 export async function image(width: number, height: number, colour = "#cc3322", format: "png" | "jpeg" | "webp" | "gif" = "png"): Promise<string> {
-  const buf = await sharp({ create: { width, height, channels: 3, background: colour } }).toFormat(format).toBuffer();
+  const buf = await sharp({ create: { width, height, channels: 3, background: colour } })
+    .toFormat(format)
+    .toBuffer();
   return `data:image/${format};base64,${buf.toString("base64")}`;
 }
 

@@ -56,7 +56,10 @@ t.test("a client that disconnects mid-stream frees its slot and is recorded as c
 });
 
 t.test("a client that gives up on a non-streaming call aborts the upstream request", async (t) => {
-  const up = await startFakeUpstream(() => ({ json: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [{ type: "text", text: "late" }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } }, delayMs: 3000 }));
+  const up = await startFakeUpstream(() => ({
+    json: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [{ type: "text", text: "late" }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } },
+    delayMs: 3000,
+  }));
   const server = await startServer({
     config: { channels: [onlyChannel(up.url)] },
   });

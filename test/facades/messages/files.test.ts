@@ -103,7 +103,10 @@ for (const sdk of SDKS) {
       const gone = await status(files.retrieveMetadata(up.id));
       t.equal(gone.status, 404);
       t.equal(gone.body.error?.type, "not_found_error");
-      t.notOk((await files.list()).data.some((f) => f.id === up.id), "no longer listed");
+      t.notOk(
+        (await files.list()).data.some((f) => f.id === up.id),
+        "no longer listed",
+      );
     });
 
     t.test("types come from the bytes, then the name", async (t) => {
@@ -135,7 +138,11 @@ for (const sdk of SDKS) {
         [made[3], made[1]],
         "ids: the visible ones, newest first; unknown ids left out",
       );
-      t.same((await sdk.files(server.baseUrl, ADMIN_KEY).list({ ids: [made[0]!] })).data.map((f) => f.id), [made[0]], "an admin key sees any key's file");
+      t.same(
+        (await sdk.files(server.baseUrl, ADMIN_KEY).list({ ids: [made[0]!] })).data.map((f) => f.id),
+        [made[0]],
+        "an admin key sees any key's file",
+      );
       const other = sdk.files(server.baseUrl, await newKey(`other-${sdk.name}`));
       t.equal((await status(other.retrieveMetadata(made[0]!))).status, 404, "another key's file is not found");
       t.equal((await status(other.download(made[0]!))).status, 404);
@@ -156,7 +163,9 @@ for (const sdk of SDKS) {
         await t.rejects(files.retrieveMetadata(up.id), Anthropic1.FileExpiredError, "the 1.x SDK raises its typed error");
       }
       const msg = await status(
-        sdk.messages(server.baseUrl, ADMIN_KEY).messages.create({ model: MODEL, max_tokens: 50, messages: [{ role: "user", content: [{ type: "document", source: { type: "file", file_id: up.id } }] }] }),
+        sdk
+          .messages(server.baseUrl, ADMIN_KEY)
+          .messages.create({ model: MODEL, max_tokens: 50, messages: [{ role: "user", content: [{ type: "document", source: { type: "file", file_id: up.id } }] }] }),
       );
       t.equal(msg.status, 404, "a message naming it is refused the same way");
       t.equal(msg.body.error?.details?.error_code, "file_expired");
@@ -185,11 +194,39 @@ for (const sdk of SDKS) {
       const stream = client.messages.stream({ model: MODEL, max_tokens: 100, messages });
       t.equal(textOf(await stream.finalMessage()), "You said: describe both", "streamed too");
 
-      const missing = await status(client.messages.create({ model: MODEL, max_tokens: 50, messages: [{ role: "user", content: [{ type: "document", source: { type: "file", file_id: "file_" + "f".repeat(32) } }, { type: "text", text: "hi" }] }] }));
+      const missing = await status(
+        client.messages.create({
+          model: MODEL,
+          max_tokens: 50,
+          messages: [
+            {
+              role: "user",
+              content: [
+                { type: "document", source: { type: "file", file_id: "file_" + "f".repeat(32) } },
+                { type: "text", text: "hi" },
+              ],
+            },
+          ],
+        }),
+      );
       t.equal(missing.status, 404);
       t.equal(missing.body.error?.type, "not_found_error");
       const zip = await files.upload({ file: await toFile(Buffer.from([0x50, 0x4b, 3, 4, 0, 0]), "a.zip", { type: "application/zip" }) });
-      const unreadable = await status(client.messages.create({ model: MODEL, max_tokens: 50, messages: [{ role: "user", content: [{ type: "document", source: { type: "file", file_id: zip.id } }, { type: "text", text: "hi" }] }] }));
+      const unreadable = await status(
+        client.messages.create({
+          model: MODEL,
+          max_tokens: 50,
+          messages: [
+            {
+              role: "user",
+              content: [
+                { type: "document", source: { type: "file", file_id: zip.id } },
+                { type: "text", text: "hi" },
+              ],
+            },
+          ],
+        }),
+      );
       t.equal(unreadable.status, 400);
       t.match((unreadable.body.error as { message?: string }).message, /messages\.0\.content\.0\.source: File file_\w+ is application\/zip/);
     });
@@ -199,7 +236,7 @@ for (const sdk of SDKS) {
 t.test("errors of the upload itself", async (t) => {
   const form = (parts: Array<[string, string | Blob, string?]>) => {
     const f = new FormData();
-    for (const [name, value, filename] of parts) (typeof value === "string" ? f.append(name, value) : f.append(name, value, filename));
+    for (const [name, value, filename] of parts) typeof value === "string" ? f.append(name, value) : f.append(name, value, filename);
     return f;
   };
   const post = async (body: FormData | string, headers: Record<string, string> = { "x-api-key": ADMIN_KEY, ...V1 }) => {
@@ -213,11 +250,26 @@ t.test("errors of the upload itself", async (t) => {
   t.same(noFile.body.error, { type: "invalid_request_error", message: "file: Field required" });
   t.equal(noFile.body.type, "error");
   t.match(noFile.body.request_id, /^req_/);
-  const extra = await post(form([["file", blob("a"), "a.txt"], ["purpose", "assistants"]]));
+  const extra = await post(
+    form([
+      ["file", blob("a"), "a.txt"],
+      ["purpose", "assistants"],
+    ]),
+  );
   t.same([extra.status, extra.body.error.message], [400, "purpose: Extra inputs are not permitted"]);
-  const twoFiles = await post(form([["file", blob("a"), "a.txt"], ["file", blob("b"), "b.txt"]]));
+  const twoFiles = await post(
+    form([
+      ["file", blob("a"), "a.txt"],
+      ["file", blob("b"), "b.txt"],
+    ]),
+  );
   t.same([twoFiles.status, twoFiles.body.error.type], [400, "invalid_request_error"]);
-  const notInt = await post(form([["file", blob("a"), "a.txt"], ["expires_in_seconds", "soon"]]));
+  const notInt = await post(
+    form([
+      ["file", blob("a"), "a.txt"],
+      ["expires_in_seconds", "soon"],
+    ]),
+  );
   t.equal(notInt.status, 400);
   const tooBig = await post(form([["file", blob(Buffer.alloc(64 * 1024 + 1, 0x61)), "big.txt"]]));
   t.same([tooBig.status, tooBig.body.error.type], [413, "request_too_large"], "over fileMaxBytes: 413");
@@ -231,7 +283,11 @@ t.test("errors of the upload itself", async (t) => {
   t.same([noVersion.status, noVersion.body.error.message], [400, "anthropic-version: header is required"]);
   const openaiClient = await fetch(`${server.baseUrl}/v1/files?purpose=assistants`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
   const openaiBody = (await openaiClient.json()) as { error: { code: string; message: string } };
-  t.same([openaiClient.status, openaiBody.error.code, openaiBody.error.message], [404, "unknown_url", "Invalid URL (GET /v1/files)"], "an OpenAI client (Bearer, no anthropic-version) gets OpenAI's 404 for a path it is not served");
+  t.same(
+    [openaiClient.status, openaiBody.error.code, openaiBody.error.message],
+    [404, "unknown_url", "Invalid URL (GET /v1/files)"],
+    "an OpenAI client (Bearer, no anthropic-version) gets OpenAI's 404 for a path it is not served",
+  );
   const badKey = await post(form([["file", blob("a"), "a.txt"]]), { "x-api-key": "sk-wrong-0123456789", ...V1 });
   t.same([badKey.status, badKey.body.error.type], [401, "authentication_error"]);
 
@@ -241,7 +297,8 @@ t.test("errors of the upload itself", async (t) => {
   const pathName = await post(form([["file", blob("x"), "../../etc/passwd"]]));
   t.equal(pathName.body.filename, "passwd", "only the last path segment is kept");
 
-  const get = (p: string) => fetch(`${server.baseUrl}${p}`, { headers: { "x-api-key": ADMIN_KEY, ...V1 } }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error: { type: string; message: string } } }));
+  const get = (p: string) =>
+    fetch(`${server.baseUrl}${p}`, { headers: { "x-api-key": ADMIN_KEY, ...V1 } }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error: { type: string; message: string } } }));
   t.same((await get("/v1/files/not%20an%20id")).status, 404);
   t.same((await get("/v1/files?limit=0")).status, 400);
   t.same((await get("/v1/files?limit=1001")).status, 400);
@@ -261,15 +318,33 @@ t.test("after_id and before_id page as the earlier API did", async (t) => {
     f.append("file", new Blob([`n${i}`], { type: "text/plain" }), `n${i}.txt`);
     made.push(((await (await fetch(`${server.baseUrl}/v1/files`, { method: "POST", headers: h, body: f })).json()) as { id: string }).id);
   }
-  const list = async (q: string) => (await (await fetch(`${server.baseUrl}/v1/files?${q}`, { headers: h })).json()) as { data: { id: string }[]; has_more: boolean; first_id: string | null; last_id: string | null; next_page: string | null };
+  const list = async (q: string) =>
+    (await (await fetch(`${server.baseUrl}/v1/files?${q}`, { headers: h })).json()) as {
+      data: { id: string }[];
+      has_more: boolean;
+      first_id: string | null;
+      last_id: string | null;
+      next_page: string | null;
+    };
   const newest = [...made].reverse();
   const p1 = await list("limit=2");
-  t.same(p1.data.map((f) => f.id), newest.slice(0, 2));
+  t.same(
+    p1.data.map((f) => f.id),
+    newest.slice(0, 2),
+  );
   t.same([p1.has_more, p1.first_id, p1.last_id], [true, newest[0], newest[1]]);
   const p2 = await list(`limit=2&after_id=${p1.last_id}`);
-  t.same(p2.data.map((f) => f.id), newest.slice(2, 4), "after_id: the next older page");
+  t.same(
+    p2.data.map((f) => f.id),
+    newest.slice(2, 4),
+    "after_id: the next older page",
+  );
   const back = await list(`limit=2&before_id=${p2.first_id}`);
-  t.same(back.data.map((f) => f.id), newest.slice(0, 2), "before_id: the page before, newest first");
+  t.same(
+    back.data.map((f) => f.id),
+    newest.slice(0, 2),
+    "before_id: the page before, newest first",
+  );
   t.equal(back.has_more, false, "nothing newer beyond it");
   const back1 = await list(`limit=1&before_id=${newest[2]}`);
   t.same([back1.data.map((f) => f.id), back1.has_more], [[newest[1]], true]);
@@ -332,8 +407,14 @@ t.test("each kind of upstream receives a named file inline", async (t) => {
 
 t.test("a plain @grpc/grpc-js client: upload on FileService, name the file in ChatService.Generate", async (t) => {
   const root = path.resolve(import.meta.dirname, "../../..");
-  const def = protoLoader.loadSync(["omnigate/file/v1/file.proto", "omnigate/chat/v1/chat.proto"], { includeDirs: [path.join(root, "proto")], longs: String, enums: String, defaults: true, oneofs: true });
-    const loaded = grpc.loadPackageDefinition(def) as any;
+  const def = protoLoader.loadSync(["omnigate/file/v1/file.proto", "omnigate/chat/v1/chat.proto"], {
+    includeDirs: [path.join(root, "proto")],
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  const loaded = grpc.loadPackageDefinition(def) as any;
   const filesSvc = new loaded.omnigate.file.v1.FileService(server.grpcAddress, grpc.credentials.createInsecure());
   const chat = new loaded.omnigate.chat.v1.ChatService(server.grpcAddress, grpc.credentials.createInsecure());
   t.teardown(() => {
@@ -368,9 +449,7 @@ t.test("a key's storage quota: storage_quota_exceeded, counted per key, freed by
   t.equal(over.body.error?.details?.error_code, "storage_quota_exceeded");
   await t.rejects(c.files.upload({ file: await bytes(41) }), Anthropic1.StorageQuotaExceededError, "the 1.x SDK's typed error");
   t.equal((await c.files.upload({ file: await bytes(40) })).size_bytes, 40, "up to the quota exactly");
-  const gemini = await status(
-    new GoogleGenAI({ apiKey: ADMIN_KEY, httpOptions: { baseUrl: q.baseUrl } }).files.upload({ file: new Blob(["x"], { type: "text/plain" }) }),
-  );
+  const gemini = await status(new GoogleGenAI({ apiKey: ADMIN_KEY, httpOptions: { baseUrl: q.baseUrl } }).files.upload({ file: new Blob(["x"], { type: "text/plain" }) }));
   t.equal(gemini.status, 400, "Gemini's uploads count against the same quota");
   await c.files.delete(first.id);
   const brief = await c.files.upload({ file: await bytes(60), expires_in_seconds: 3600 });

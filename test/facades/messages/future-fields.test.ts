@@ -37,16 +37,27 @@ const ROWS: Row[] = [
     betas: ["mid-conversation-system-2026-04-07"],
     anthropic: (t, r) => {
       t.same(r.body.messages[2], systemMessage, "the system message at its place, as sent");
-      t.same(r.body.messages.map((m: Body) => m.role), ["user", "assistant", "system", "user"]);
+      t.same(
+        r.body.messages.map((m: Body) => m.role),
+        ["user", "assistant", "system", "user"],
+      );
       t.match(r.headers["anthropic-beta"], /mid-conversation-system-2026-04-07/);
     },
     openai: (t, r) => {
-      t.same(r.body.messages.map((m: Body) => m.role), ["user", "assistant", "system", "user"], "a system message at the same place");
+      t.same(
+        r.body.messages.map((m: Body) => m.role),
+        ["user", "assistant", "system", "user"],
+        "a system message at the same place",
+      );
       t.same(r.body.messages[2], { role: "system", content: "Be terse from now on." });
       t.notOk(r.headers["anthropic-beta"]);
     },
     gemini: (t, r) => {
-      t.same(r.body.contents.map((c: Body) => c.role), ["user", "model", "user", "user"], "a user turn at the same place");
+      t.same(
+        r.body.contents.map((c: Body) => c.role),
+        ["user", "model", "user", "user"],
+        "a user turn at the same place",
+      );
       t.same(r.body.contents[2], { role: "user", parts: [{ text: "<system_instruction>\nBe terse from now on.\n</system_instruction>" }] }, "its text marked as a system instruction");
       t.notOk(r.body.systemInstruction, "the system instruction stays for the top-level system");
     },
@@ -65,25 +76,59 @@ const ROWS: Row[] = [
   {
     name: "a block of a newer type, in a message, a tool result and the system",
     body: {
-      system: [{ type: "text", text: "Sys" }, { type: "future_block_2027", x: 1 }],
+      system: [
+        { type: "text", text: "Sys" },
+        { type: "future_block_2027", x: 1 },
+      ],
       messages: [
         { role: "user", content: "Weather?" },
         { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Oslo" } }] },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "Sunny" }, { type: "future_block_2027", y: 2 }] }, { type: "text", text: "And?" }, { type: "future_block_2027", x: 1 }] },
+        {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_1",
+              content: [
+                { type: "text", text: "Sunny" },
+                { type: "future_block_2027", y: 2 },
+              ],
+            },
+            { type: "text", text: "And?" },
+            { type: "future_block_2027", x: 1 },
+          ],
+        },
       ],
       tools: [fn],
     },
     anthropic: (t, r) => {
-      t.same(r.body.system, [{ type: "text", text: "Sys" }, { type: "future_block_2027", x: 1 }]);
+      t.same(r.body.system, [
+        { type: "text", text: "Sys" },
+        { type: "future_block_2027", x: 1 },
+      ]);
       t.same(r.body.messages[2].content, [
-        { type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "Sunny" }, { type: "future_block_2027", y: 2 }] },
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_1",
+          content: [
+            { type: "text", text: "Sunny" },
+            { type: "future_block_2027", y: 2 },
+          ],
+        },
         { type: "text", text: "And?" },
         { type: "future_block_2027", x: 1 },
       ]);
     },
     openai: (t, r) => {
       t.same(r.body.messages[0], { role: "system", content: "Sys" }, "left out of the system");
-      t.same(r.body.messages.slice(3), [{ role: "tool", tool_call_id: "toolu_1", content: "Sunny" }, { role: "user", content: "And?" }], "and of the message and tool result");
+      t.same(
+        r.body.messages.slice(3),
+        [
+          { role: "tool", tool_call_id: "toolu_1", content: "Sunny" },
+          { role: "user", content: "And?" },
+        ],
+        "and of the message and tool result",
+      );
     },
     gemini: (t, r) => {
       t.same(r.body.systemInstruction, { parts: [{ text: "Sys" }] });
@@ -201,7 +246,11 @@ t.test("newer fields, values, blocks, tools and betas through the Anthropic SDK"
             (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
           );
           t.equal(err?.status, 400, `${model}: refused in the Messages format`);
-          t.match((err?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: /^tools\.0: the future_tool_20270101 tool is not supported/ }, `${model}: naming the tool`);
+          t.match(
+            (err?.error as { error?: { type?: string; message?: string } })?.error,
+            { type: "invalid_request_error", message: /^tools\.0: the future_tool_20270101 tool is not supported/ },
+            `${model}: naming the tool`,
+          );
           t.equal(up.requests.length, before, `${model}: nothing reached the upstream`);
           continue;
         }

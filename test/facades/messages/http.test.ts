@@ -24,7 +24,17 @@ const BODY = { model: MODEL, max_tokens: 50, messages: [{ role: "user", content:
 async function post(base: string, path: string, body: unknown, headers: Record<string, string> | Headers = HEADERS) {
   const res = await fetch(base + path, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) });
   const text = await res.text();
-  return { res, text, json: (() => { try { return JSON.parse(text) as Record<string, unknown>; } catch { return undefined; } })() };
+  return {
+    res,
+    text,
+    json: (() => {
+      try {
+        return JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        return undefined;
+      }
+    })(),
+  };
 }
 
 /** The Anthropic error envelope, with the same request id in body and header. */

@@ -16,7 +16,14 @@ t.before(async () => {
 t.teardown(() => server.close());
 
 t.test("toModelInfo and paging (pure)", async (t) => {
-  const m = create(ModelSchema, { id: "claude-x", displayName: "Claude X", createTime: timestampFromMs(Date.UTC(2025, 1, 19)), capabilities: [Capability.CHAT], inputTokenLimit: 200000, outputTokenLimit: 8192 });
+  const m = create(ModelSchema, {
+    id: "claude-x",
+    displayName: "Claude X",
+    createTime: timestampFromMs(Date.UTC(2025, 1, 19)),
+    capabilities: [Capability.CHAT],
+    inputTokenLimit: 200000,
+    outputTokenLimit: 8192,
+  });
   t.same(toModelInfo(m), { type: "model", id: "claude-x", display_name: "Claude X", created_at: "2025-02-19T00:00:00Z", max_input_tokens: 200000, max_tokens: 8192 });
   const all = ["a", "b", "c", "d", "e"].map((id) => ({ type: "model" as const, id, display_name: id, created_at: "2025-01-01T00:00:00Z" }));
   const ids = (p: { data: { id: string }[] }) => p.data.map((x) => x.id);
@@ -76,10 +83,13 @@ for (const sdk of SDKS) {
     });
 
     t.test("wrong key", async (t) => {
-      const err = await sdk.client(server.baseUrl, "sk-wrong").models.list().then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const err = await sdk
+        .client(server.baseUrl, "sk-wrong")
+        .models.list()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       t.ok(err instanceof sdk.errors.AuthenticationError);
     });
   });

@@ -96,7 +96,21 @@ for (const sdk of SDKS) {
       const err = await failure(client.messages.create({ model: MODEL, max_tokens: "many", messages: [{ role: "user", content: "hi" }] } as unknown as Anthropic.MessageCreateParamsNonStreaming));
       t.ok(err instanceof sdk.errors.BadRequestError);
       t.equal(err.error.error.message, "max_tokens: Input should be a valid number");
-      const block = await failure(client.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: 5 }] }] } as unknown as Anthropic.MessageCreateParamsNonStreaming));
+      const block = await failure(
+        client.messages.create({
+          model: MODEL,
+          max_tokens: 10,
+          messages: [
+            {
+              role: "user",
+              content: [
+                { type: "text", text: "a" },
+                { type: "text", text: 5 },
+              ],
+            },
+          ],
+        } as unknown as Anthropic.MessageCreateParamsNonStreaming),
+      );
       t.equal(block.error.error.message, "messages.0.content.1.text: Input should be a valid string");
     });
 

@@ -147,7 +147,13 @@ for (const sdk of SDKS) {
       t.equal((calls[0] as Anthropic.ToolUseBlock).name, "get_time");
       const any = await client.messages.create({ model: MODEL, max_tokens: 300, tools: [WEATHER_TOOL], tool_choice: { type: "any" }, messages: [{ role: "user", content: "hello" }] });
       t.equal(any.stop_reason, "tool_use");
-      const none = await client.messages.create({ model: MODEL, max_tokens: 300, tools: [WEATHER_TOOL], tool_choice: { type: "none" }, messages: [{ role: "user", content: "use get_weather for Paris" }] });
+      const none = await client.messages.create({
+        model: MODEL,
+        max_tokens: 300,
+        tools: [WEATHER_TOOL],
+        tool_choice: { type: "none" },
+        messages: [{ role: "user", content: "use get_weather for Paris" }],
+      });
       t.equal(none.stop_reason, "end_turn");
       t.notOk(none.content.some((b) => b.type === "tool_use"));
     });
@@ -165,7 +171,12 @@ for (const sdk of SDKS) {
       t.equal(second.stop_reason, "end_turn");
       const tampered = first.content.map((b) => (b.type === "thinking" ? { ...b, signature: tamper(b.signature) } : b));
       const err = await client.messages
-        .create({ model: MODEL, max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 2048 }, messages: [ask, { role: "assistant", content: tampered }, { role: "user", content: "and now eight" }] })
+        .create({
+          model: MODEL,
+          max_tokens: 4096,
+          thinking: { type: "enabled", budget_tokens: 2048 },
+          messages: [ask, { role: "assistant", content: tampered }, { role: "user", content: "and now eight" }],
+        })
         .then(
           () => undefined,
           (e: unknown) => e,
@@ -184,7 +195,12 @@ for (const sdk of SDKS) {
       t.equal(block.type, "thinking");
       t.equal(block.thinking, "", "no thinking text");
       t.ok(block.signature.length > 0, "a signature all the same");
-      const second = await client.messages.create({ model: MODEL, max_tokens: 4096, thinking, messages: [ask, { role: "assistant", content: first.content }, { role: "user", content: "and now eight" }] });
+      const second = await client.messages.create({
+        model: MODEL,
+        max_tokens: 4096,
+        thinking,
+        messages: [ask, { role: "assistant", content: first.content }, { role: "user", content: "and now eight" }],
+      });
       t.equal(second.stop_reason, "end_turn", "the empty block sent back verifies");
       const shown = await client.messages.create({ model: MODEL, max_tokens: 4096, thinking: { type: "adaptive", display: "summarized" }, messages: [ask] });
       t.ok((shown.content[0] as Anthropic.ThinkingBlock).thinking.length > 0, "summarized shows it");

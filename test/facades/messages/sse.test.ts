@@ -4,14 +4,7 @@
 import t from "tap";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import {
-  BlockReason,
-  FinishReason,
-  GenerateResponseSchema,
-  PartSchema,
-  StreamGenerateResponseSchema,
-  type StreamGenerateResponse,
-} from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { BlockReason, FinishReason, GenerateResponseSchema, PartSchema, StreamGenerateResponseSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { responseToEvents } from "../../../src/core/chat/stream.js";
 import { coreError } from "../../../src/core/errors.js";
 import { PassThrough } from "node:stream";
@@ -135,7 +128,11 @@ t.test("a whole answer: order, indexes, deltas, JSON, signature, stop reason, us
       { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris", days: 2 } },
     ],
   });
-  t.same((frames[0]!.data.message as { usage: unknown }).usage, { input_tokens: 9, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }, "message_start carries a usage object");
+  t.same(
+    (frames[0]!.data.message as { usage: unknown }).usage,
+    { input_tokens: 9, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    "message_start carries a usage object",
+  );
 });
 
 t.test("every frame is `event:` + `data:` text", async (t) => {
@@ -182,7 +179,10 @@ t.test("an empty text part is no block; indexes stay dense", async (t) => {
 
 t.test("a blocked prompt streams as an empty refusal", async (t) => {
   const frames = run([ev({ case: "start", value: { id: "m" } }), ev({ case: "promptFeedback", value: { blockReason: BlockReason.SAFETY } })]);
-  t.same(frames.map((f) => f.event), ["message_start", "ping", "message_delta", "message_stop"]);
+  t.same(
+    frames.map((f) => f.event),
+    ["message_start", "ping", "message_delta", "message_stop"],
+  );
   t.equal((frames[2]!.data.delta as { stop_reason: string }).stop_reason, "refusal");
 });
 
@@ -222,13 +222,19 @@ for (const [name, events, type] of failures) {
     const last = frames.at(-1)!;
     t.equal(last.event, "error");
     t.same(last.data, { type: "error", error: { type, message: "internal error" }, request_id: "req_t" });
-    t.notOk(frames.some((f) => f.event === "message_stop"), "no message_stop after an error");
+    t.notOk(
+      frames.some((f) => f.event === "message_stop"),
+      "no message_stop after an error",
+    );
   });
 }
 
 t.test("stream ended before start -> error event", async (t) => {
   const frames = run([]);
-  t.same(frames.map((f) => f.event), ["error"]);
+  t.same(
+    frames.map((f) => f.event),
+    ["error"],
+  );
 });
 
 t.test("a core failure mid-stream becomes an error event with the Anthropic type", async (t) => {

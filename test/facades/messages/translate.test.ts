@@ -1,15 +1,6 @@
 import t from "tap";
 import { create } from "@bufbuild/protobuf";
-import {
-  BlockReason,
-  FinishReason,
-  GenerateResponseSchema,
-  PartSchema,
-  Role,
-  SignatureSchema,
-  ToolChoiceMode,
-  UsageSchema,
-} from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { BlockReason, FinishReason, GenerateResponseSchema, PartSchema, Role, SignatureSchema, ToolChoiceMode, UsageSchema } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { encodeSignature } from "../../../src/core/chat/signature-codec.js";
 import { fromCoreMessage, fromCorePart, stopReasonOf, toCoreChatInput, usageOf } from "../../../src/facades/messages/translate.js";
 import * as wire from "../../../src/facades/messages/wire.js";
@@ -41,7 +32,10 @@ t.test("toCore: fields, merge of consecutive same-role messages, continuation", 
   t.equal(input.system[0]?.kind.case, "text");
   t.equal(input.turns.length, 2, "two user messages merge into one turn");
   t.equal(input.turns[0]!.role, Role.USER);
-  t.same(input.turns[0]!.parts.map((p) => (p.kind.case === "text" ? p.kind.value.text : "")), ["alpha", "beta"]);
+  t.same(
+    input.turns[0]!.parts.map((p) => (p.kind.case === "text" ? p.kind.value.text : "")),
+    ["alpha", "beta"],
+  );
   t.equal(input.turns[0]!.parts[1]!.cacheControl?.ttl, "1h");
   t.equal(input.turns[1]!.role, Role.ASSISTANT, "final assistant message is the last turn (continued)");
   t.equal(input.config?.maxOutputTokens, 100);
@@ -68,9 +62,21 @@ t.test("toCore: tools, tool choice, tool round trip and media", async (t) => {
       ],
       tool_choice: { type: "tool", name: "get_weather", disable_parallel_tool_use: true },
       messages: [
-        { role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: png } }, { type: "text", text: "hi" }] },
+        {
+          role: "user",
+          content: [
+            { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+            { type: "text", text: "hi" },
+          ],
+        },
         { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } }] },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "sunny", is_error: false }, { type: "document", source: { type: "text", media_type: "text/plain", data: "doc" }, title: "T" }] },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "toolu_1", content: "sunny", is_error: false },
+            { type: "document", source: { type: "text", media_type: "text/plain", data: "doc" }, title: "T" },
+          ],
+        },
       ],
     }),
     ctx,
@@ -134,7 +140,11 @@ t.test("toCore: thinking and signatures keep their issuer", async (t) => {
     }),
     ctx,
   );
-  t.same(input.config?.thinking && { enabled: input.config.thinking.enabled, budget: input.config.thinking.budgetTokens, include: input.config.thinking.includeThoughts }, { enabled: true, budget: 2048, include: true });
+  t.same(input.config?.thinking && { enabled: input.config.thinking.enabled, budget: input.config.thinking.budgetTokens, include: input.config.thinking.includeThoughts }, {
+    enabled: true,
+    budget: 2048,
+    include: true,
+  });
   const parts = input.turns[1]!.parts;
   t.same([parts[0]!.signature?.issuer, parts[0]!.signature?.value], ["local", "hmac=="]);
   t.same([parts[1]!.signature?.issuer, parts[1]!.signature?.value], ["anthropic", "EqQBraw"], "an unwrapped signature is Anthropic's own");
@@ -256,7 +266,11 @@ t.test("toolsets: a nameless vendor tool in, browser state as a stand-in, and a 
   );
   const tool = input.tools[0]!;
   t.equal(tool.kind.case, "vendor");
-  t.same(tool.kind.case === "vendor" && { type: tool.kind.value.type, name: tool.kind.value.name, config: tool.kind.value.config }, { type: "browser_toolset_20260801", name: "", config: { configs: { navigate: { defer_loading: false } } } }, "a toolset has no name; its configs travel as the tool's config");
+  t.same(
+    tool.kind.case === "vendor" && { type: tool.kind.value.type, name: tool.kind.value.name, config: tool.kind.value.config },
+    { type: "browser_toolset_20260801", name: "", config: { configs: { navigate: { defer_loading: false } } } },
+    "a toolset has no name; its configs travel as the tool's config",
+  );
   t.equal(tool.cacheControl?.type, "ephemeral");
   const call = input.turns[1]!.parts[0]!;
   t.same(call.vendorExtras.anthropic, { toolset_name: "browser" }, "a member's call keeps its toolset_name for Anthropic");
@@ -265,15 +279,32 @@ t.test("toolsets: a nameless vendor tool in, browser state as a stand-in, and a 
   t.equal(inner?.kind.case === "text" && inner.kind.value.text, 'Browser state: {"tabs":[{"tab_id":"1","url":"https://a.test/","title":"A","active":true}]}', "others read the browser state as text");
   t.same(inner?.vendorExtras.anthropic, state, "Anthropic gets it as it came");
 
-  const out = fromCorePart(create(PartSchema, { kind: { case: "toolCall", value: { id: "toolu_2", name: "left_click", arguments: { ref: "e1" } } }, vendorExtras: { anthropic: { toolset_name: "browser", caller: { type: "direct" } } } }));
-  t.same(out, { type: "tool_use", id: "toolu_2", name: "left_click", input: { ref: "e1" }, toolset_name: "browser", caller: { type: "direct" } }, "an Anthropic call's own fields go back to the client");
-  const spoof = fromCorePart(create(PartSchema, { kind: { case: "toolCall", value: { id: "toolu_3", name: "f", arguments: {} } }, vendorExtras: { anthropic: { id: "other", name: "g" }, gemini: { thoughtSignature: "x" } } }));
+  const out = fromCorePart(
+    create(PartSchema, {
+      kind: { case: "toolCall", value: { id: "toolu_2", name: "left_click", arguments: { ref: "e1" } } },
+      vendorExtras: { anthropic: { toolset_name: "browser", caller: { type: "direct" } } },
+    }),
+  );
+  t.same(
+    out,
+    { type: "tool_use", id: "toolu_2", name: "left_click", input: { ref: "e1" }, toolset_name: "browser", caller: { type: "direct" } },
+    "an Anthropic call's own fields go back to the client",
+  );
+  const spoof = fromCorePart(
+    create(PartSchema, { kind: { case: "toolCall", value: { id: "toolu_3", name: "f", arguments: {} } }, vendorExtras: { anthropic: { id: "other", name: "g" }, gemini: { thoughtSignature: "x" } } }),
+  );
   t.same(spoof, { type: "tool_use", id: "toolu_3", name: "f", input: {} }, "extras never replace the call's own fields, and another vendor's never show");
 });
 
 t.test("toCore: a content document is a text part carrying the whole block for Anthropic", async (t) => {
   const img = { type: "image", source: { type: "url", url: "https://x.test/a.png" } };
-  const blocks = { type: "document", source: { type: "content", content: [{ type: "text", text: "Clause 1." }, img, { type: "text", text: "Clause 2." }] }, title: "Terms", context: "2026 edition", citations: { enabled: true } };
+  const blocks = {
+    type: "document",
+    source: { type: "content", content: [{ type: "text", text: "Clause 1." }, img, { type: "text", text: "Clause 2." }] },
+    title: "Terms",
+    context: "2026 edition",
+    citations: { enabled: true },
+  };
   const plain = { type: "document", source: { type: "content", content: "Just text." } };
   const { input, clientField } = toCoreChatInput(
     parse({
@@ -289,7 +320,11 @@ t.test("toCore: a content document is a text part carrying the whole block for A
   );
   const [a, b] = input.turns[0]!.parts;
   t.equal(a!.kind.case, "text");
-  t.equal(a!.kind.case === "text" && a!.kind.value.text, "Document: Terms\nContext: 2026 edition\n\nClause 1.\n\nClause 2.", "others read its text blocks under its title and context; the image has no place in a text");
+  t.equal(
+    a!.kind.case === "text" && a!.kind.value.text,
+    "Document: Terms\nContext: 2026 edition\n\nClause 1.\n\nClause 2.",
+    "others read its text blocks under its title and context; the image has no place in a text",
+  );
   t.same(a!.vendorExtras.anthropic, blocks, "Anthropic gets the block as it came, image and citations included");
   t.equal(b!.kind.case === "text" && b!.kind.value.text, "Just text.", "a string content is the text itself");
   t.same(b!.vendorExtras.anthropic, plain);
@@ -301,7 +336,16 @@ t.test("toCore: a content document is a text part carrying the whole block for A
 });
 
 t.test("toCore: a search result or tool reference is a text part carrying the whole block for Anthropic", async (t) => {
-  const result = { type: "search_result", source: "https://x.test/a", title: "A", content: [{ type: "text", text: "one" }, { type: "text", text: "two" }], citations: { enabled: true } };
+  const result = {
+    type: "search_result",
+    source: "https://x.test/a",
+    title: "A",
+    content: [
+      { type: "text", text: "one" },
+      { type: "text", text: "two" },
+    ],
+    citations: { enabled: true },
+  };
   const { input, clientField } = toCoreChatInput(
     parse({
       model: "claude-x",
@@ -331,7 +375,16 @@ t.test("toCore: a search result or tool reference is a text part carrying the wh
 
 t.test("toCore: values the gateway does not know ride in vendor_extras; the neutral fields keep the known ones", async (t) => {
   const base = { model: "claude-x", max_tokens: 2000, messages: [{ role: "user", content: "q" }] };
-  const known = toCoreChatInput(parse({ ...base, thinking: { type: "adaptive", display: "summarized" }, output_config: { effort: "high" }, tools: [{ name: "f", input_schema: { type: "object" } }], tool_choice: { type: "auto" } }), ctx).input;
+  const known = toCoreChatInput(
+    parse({
+      ...base,
+      thinking: { type: "adaptive", display: "summarized" },
+      output_config: { effort: "high" },
+      tools: [{ name: "f", input_schema: { type: "object" } }],
+      tool_choice: { type: "auto" },
+    }),
+    ctx,
+  ).input;
   t.same(known.vendorExtras, {}, "nothing newer: no extras");
   t.equal(known.config?.thinking?.display, "summarized");
   t.equal(known.config?.thinking?.effort, "high");
@@ -375,7 +428,13 @@ t.test("toCore: a system message is a system turn at its place; a message with i
         { role: "system", content: "s1" },
         { role: "system", content: "s2" },
         { role: "user", content: "b", future_field: 1 },
-        { role: "user", content: [{ type: "text", text: "c" }, { type: "future_block_2027", x: 1 }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "c" },
+            { type: "future_block_2027", x: 1 },
+          ],
+        },
       ],
     }),
     ctx,

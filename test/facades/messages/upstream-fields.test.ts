@@ -60,9 +60,10 @@ t.test("thinking.display and output_config.effort reach each upstream in its own
   t.notOk(tc?.includeThoughts, "omitted thoughts are not asked for");
 
   // A newer display is served (future-fields.test.ts); one that is not a string is refused.
-  const bad = await c.messages
-    .create({ model: "claude-x", max_tokens: 4096, thinking: { type: "adaptive", display: 3 as unknown as "omitted" }, messages: [{ role: "user", content: "Hi" }] })
-    .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+  const bad = await c.messages.create({ model: "claude-x", max_tokens: 4096, thinking: { type: "adaptive", display: 3 as unknown as "omitted" }, messages: [{ role: "user", content: "Hi" }] }).then(
+    () => undefined,
+    (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
+  );
   t.equal(bad?.status, 400);
   t.match((bad?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: /^thinking\.display: / });
   t.equal(anthropic.requests.length, 2, "a bad display never reaches the upstream");
@@ -119,7 +120,11 @@ t.test("server tools: the tool, its blocks in the answer and the same blocks sen
   const first = await c.messages.create({ model: "claude-x", max_tokens: 1024, tools: [webSearch], thinking: { type: "between_tools" }, messages: [ask] });
   t.same(anthropic.requests[0]!.body.tools, [webSearch], "the server tool goes out as sent");
   t.same(anthropic.requests[0]!.body.thinking, { type: "between_tools" });
-  t.same(first.content.map((b) => b.type), ["server_tool_use", "web_search_tool_result", "text"], "the answer keeps the server tool's blocks");
+  t.same(
+    first.content.map((b) => b.type),
+    ["server_tool_use", "web_search_tool_result", "text"],
+    "the answer keeps the server tool's blocks",
+  );
   t.same(first.content[1], serverResult);
 
   await c.messages.create({ model: "claude-x", max_tokens: 1024, tools: [webSearch], messages: [ask, { role: "assistant", content: first.content }, { role: "user", content: "And more?" }] });
@@ -128,15 +133,20 @@ t.test("server tools: the tool, its blocks in the answer and the same blocks sen
 
   streamed = true;
   const final = await c.messages.stream({ model: "claude-x", max_tokens: 1024, tools: [webSearch], messages: [ask] }).finalMessage();
-  t.same(final.content.map((b) => b.type), ["server_tool_use", "web_search_tool_result", "text"], "streamed: the same blocks");
+  t.same(
+    final.content.map((b) => b.type),
+    ["server_tool_use", "web_search_tool_result", "text"],
+    "streamed: the same blocks",
+  );
   t.same(final.content[0], serverUse, "the server tool's input, sent in deltas upstream, arrives whole");
   t.same(final.content[1], serverResult);
   t.match(final.content[2], { type: "text", text: "Found it." });
   streamed = false;
 
-  const refused = await c.messages
-    .create({ model: "gpt-x", max_tokens: 1024, tools: [webSearch], messages: [ask] })
-    .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+  const refused = await c.messages.create({ model: "gpt-x", max_tokens: 1024, tools: [webSearch], messages: [ask] }).then(
+    () => undefined,
+    (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
+  );
   t.equal(refused?.status, 400, "an OpenAI-compatible upstream has no web search: refused in the Messages format");
   t.equal((refused?.error as { error?: { type?: string } })?.error?.type, "invalid_request_error");
   t.equal(openai.requests.length, 0);
@@ -171,7 +181,10 @@ t.test("search results and tool references: Anthropic gets the blocks as they ar
         {
           type: "tool_result",
           tool_use_id: "toolu_01",
-          content: [{ type: "tool_reference", tool_name: "get_weather" }, { ...result, title: "Weather tools" }],
+          content: [
+            { type: "tool_reference", tool_name: "get_weather" },
+            { ...result, title: "Weather tools" },
+          ],
         },
       ],
     },
@@ -182,7 +195,18 @@ t.test("search results and tool references: Anthropic gets the blocks as they ar
   t.equal(a.type, "message");
   const sent = anthropic.requests[0]!.body.messages as { content: unknown[] }[];
   t.same(sent[0]!.content[0], result, "a search result reaches Anthropic as it came, citations and cache_control included");
-  t.same(sent[2]!.content[0], { type: "tool_result", tool_use_id: "toolu_01", content: [{ type: "tool_reference", tool_name: "get_weather" }, { ...result, title: "Weather tools" }] }, "so do the blocks of a tool result");
+  t.same(
+    sent[2]!.content[0],
+    {
+      type: "tool_result",
+      tool_use_id: "toolu_01",
+      content: [
+        { type: "tool_reference", tool_name: "get_weather" },
+        { ...result, title: "Weather tools" },
+      ],
+    },
+    "so do the blocks of a tool result",
+  );
 
   const count = await c.messages.countTokens({ model: "claude-x", tools, messages });
   t.equal(count.input_tokens, 57, "count_tokens takes them too");
@@ -191,7 +215,11 @@ t.test("search results and tool references: Anthropic gets the blocks as they ar
   await c.messages.create({ model: "gpt-x", max_tokens: 1024, tools, messages });
   const o = openai.requests[0]!.body.messages as { role: string; content: unknown }[];
   const userText = JSON.stringify(o[0]!.content);
-  t.match(userText, /Search result: Rate limits\\nSource: https:\/\/docs\.example\.com\/rates\\n\\nEach key may send 50 requests a minute\.\\n\\nBursts above that get a 429\./, "an OpenAI-compatible upstream reads the search result as text");
+  t.match(
+    userText,
+    /Search result: Rate limits\\nSource: https:\/\/docs\.example\.com\/rates\\n\\nEach key may send 50 requests a minute\.\\n\\nBursts above that get a 429\./,
+    "an OpenAI-compatible upstream reads the search result as text",
+  );
   t.notMatch(userText, /search_result|cache_control/, "not as an Anthropic block");
   const toolMsg = o.find((m) => m.role === "tool");
   t.match(JSON.stringify(toolMsg?.content), /Tool reference: get_weather.*Search result: Weather tools/, "and the tool result's blocks as text");
@@ -203,8 +231,15 @@ t.test("search results and tool references: Anthropic gets the blocks as they ar
   t.notMatch(g, /search_result/);
 
   const bad = await c.messages
-    .create({ model: "claude-x", max_tokens: 1024, messages: [{ role: "user", content: [{ type: "search_result", source: "s", title: "t", content: "not blocks" } as unknown as Anthropic.SearchResultBlockParam] }] })
-    .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+    .create({
+      model: "claude-x",
+      max_tokens: 1024,
+      messages: [{ role: "user", content: [{ type: "search_result", source: "s", title: "t", content: "not blocks" } as unknown as Anthropic.SearchResultBlockParam] }],
+    })
+    .then(
+      () => undefined,
+      (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
+    );
   t.equal(bad?.status, 400, "a malformed search result is refused in the Messages format");
   t.match((bad?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: "messages.0.content.0.content: Input should be a valid list" });
   t.equal(anthropic.requests.length, 2, "and never reaches the upstream");
@@ -230,7 +265,13 @@ t.test("content documents: Anthropic gets the block as it came and cites it by b
   const { anthropic, openai, gemini, c } = await threeUpstreams(t, () => ({ json: cited }));
   const policy: Anthropic.DocumentBlockParam = {
     type: "document",
-    source: { type: "content", content: [{ type: "text", text: "Orders ship in 2 days." }, { type: "text", text: "Refunds take 14 days." }] },
+    source: {
+      type: "content",
+      content: [
+        { type: "text", text: "Orders ship in 2 days." },
+        { type: "text", text: "Refunds take 14 days." },
+      ],
+    },
     title: "Policy",
     context: "Shop terms",
     citations: { enabled: true },
@@ -256,9 +297,15 @@ t.test("content documents: Anthropic gets the block as it came and cites it by b
 
   const bad = await c.messages
     .create({ model: "claude-x", max_tokens: 1024, messages: [{ role: "user", content: [{ type: "document", source: { type: "content", content: 5 } } as unknown as Anthropic.DocumentBlockParam] }] })
-    .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+    .then(
+      () => undefined,
+      (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
+    );
   t.equal(bad?.status, 400, "a malformed content document is refused in the Messages format");
-  t.match((bad?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: "messages.0.content.0.source.content: Input should be a valid string or a valid list" });
+  t.match((bad?.error as { error?: { type?: string; message?: string } })?.error, {
+    type: "invalid_request_error",
+    message: "messages.0.content.0.source.content: Input should be a valid string or a valid list",
+  });
   t.equal(anthropic.requests.length, 1, "and never reaches the upstream");
 });
 
@@ -317,10 +364,14 @@ t.test("toolsets: the computer and browser toolsets reach Anthropic as sent, a m
   t.same(final.content[1], call, "streamed: the call, its input sent in deltas, arrives whole with its toolset_name");
   streamed = false;
 
-  for (const [model, up] of [["gpt-x", openai], ["gemini-x", gemini]] as const) {
-    const refused = await c.messages
-      .create({ model, max_tokens: 1024, tools, messages: [ask] })
-      .then(() => undefined, (e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+  for (const [model, up] of [
+    ["gpt-x", openai],
+    ["gemini-x", gemini],
+  ] as const) {
+    const refused = await c.messages.create({ model, max_tokens: 1024, tools, messages: [ask] }).then(
+      () => undefined,
+      (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
+    );
     t.equal(refused?.status, 400, `${model}: a toolset has no equivalent there, refused in the Messages format`);
     t.match((refused?.error as { error?: { type?: string; message?: string } })?.error, { type: "invalid_request_error", message: /tools\.0.*browser_toolset_20260801/ });
     t.equal(up.requests.length, 0);

@@ -84,8 +84,16 @@ t.test("multipart parts in any order, with `image[]` written by hand", async (t)
 });
 
 t.test("IMG_MODEL_C without a mask or transparency reworks the whole image; JPEG input, WEBP output", async (t) => {
-  const jpeg = await sharp(await makePng(256, 256, { alpha: false })).jpeg().toBuffer();
-  const res = await client.images.edit({ model: "gpt-image-1", image: await file(jpeg, "photo.jpg", "image/jpeg"), prompt: "make it autumn", output_format: "webp", response_format: "b64_json" } as never);
+  const jpeg = await sharp(await makePng(256, 256, { alpha: false }))
+    .jpeg()
+    .toBuffer();
+  const res = await client.images.edit({
+    model: "gpt-image-1",
+    image: await file(jpeg, "photo.jpg", "image/jpeg"),
+    prompt: "make it autumn",
+    output_format: "webp",
+    response_format: "b64_json",
+  } as never);
   const out = Buffer.from((res as { data: { b64_json: string }[] }).data[0]!.b64_json, "base64");
   const meta = await sharp(out).metadata();
   t.equal(meta.format, "webp");
@@ -93,7 +101,11 @@ t.test("IMG_MODEL_C without a mask or transparency reworks the whole image; JPEG
 });
 
 t.test("without a model, several images select IMG_MODEL_C (spec 4.2)", async (t) => {
-  const res = await client.images.edit({ image: [await file(await makePng(64, 64), "a.png"), await file(await makePng(64, 64, { seed: 3 }), "b.png")], prompt: "merge", response_format: "b64_json" } as never);
+  const res = await client.images.edit({
+    image: [await file(await makePng(64, 64), "a.png"), await file(await makePng(64, 64, { seed: 3 }), "b.png")],
+    prompt: "merge",
+    response_format: "b64_json",
+  } as never);
   t.ok((res as { usage?: unknown }).usage, "usage means IMG_MODEL_C served it");
 });
 

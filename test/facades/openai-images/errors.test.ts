@@ -59,11 +59,28 @@ t.test("malformed JSON and non-object bodies", async (t) => {
 
 t.test("wrong content types", async (t) => {
   isOpenAIError(t, await call("/v1/images/generations", { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "a cat" }), 415, "invalid_content_type");
-  isOpenAIError(t, await call("/v1/images/generations", { method: "POST", headers: auth, body: (() => { const f = new FormData(); f.append("prompt", "x"); return f; })() }), 400, "invalid_content_type");
+  isOpenAIError(
+    t,
+    await call("/v1/images/generations", {
+      method: "POST",
+      headers: auth,
+      body: (() => {
+        const f = new FormData();
+        f.append("prompt", "x");
+        return f;
+      })(),
+    }),
+    400,
+    "invalid_content_type",
+  );
   isOpenAIError(t, await call("/v1/images/edits", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"prompt":"x"}' }), 400, "invalid_content_type");
   isOpenAIError(
     t,
-    await call("/v1/images/edits", { method: "POST", headers: { ...auth, "content-type": "multipart/form-data; boundary=XYZ" }, body: "--XYZ\r\nContent-Disposition: form-data; name=\"prompt\"\r\n\r\nunterminated" }),
+    await call("/v1/images/edits", {
+      method: "POST",
+      headers: { ...auth, "content-type": "multipart/form-data; boundary=XYZ" },
+      body: '--XYZ\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nunterminated',
+    }),
     400,
     "invalid_multipart",
   );

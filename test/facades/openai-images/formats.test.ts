@@ -107,7 +107,9 @@ t.test("background: transparent has fully transparent pixels (png, webp), opaque
 });
 
 t.test("an edit reworking a whole opaque photo with background transparent is transparent around the new content", async (t) => {
-  const photo = await sharp(await makePng(96, 64, { alpha: false })).jpeg().toBuffer();
+  const photo = await sharp(await makePng(96, 64, { alpha: false }))
+    .jpeg()
+    .toBuffer();
   const body = await client.images.edit({ model: "gpt-image-1", image: await file(photo, "photo.jpg", "image/jpeg"), prompt: "a sticker", background: "transparent", output_format: "webp" } as never);
   const bytes = Buffer.from(body.data![0]!.b64_json!, "base64");
   t.equal((await sharp(bytes).metadata()).format, "webp");

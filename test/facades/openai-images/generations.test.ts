@@ -39,7 +39,10 @@ t.test("generate with b64_json, n = 2: real, different images", async (t) => {
   t.equal(ma.width, 256);
   t.notOk(a!.equals(b!), "each image of a request differs");
   const stats = await sharp(a!).stats();
-  t.ok(stats.channels.slice(0, 3).every((c) => c.stdev > 10), "not a flat colour");
+  t.ok(
+    stats.channels.slice(0, 3).every((c) => c.stdev > 10),
+    "not a flat colour",
+  );
 });
 
 t.test("same prompt and seed give identical bytes; different prompts differ", async (t) => {

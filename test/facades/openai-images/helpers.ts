@@ -30,14 +30,18 @@ export async function makePng(w: number, h: number, opts: { hole?: boolean; alph
       data[i + 2] = ((x + y) * 127) / (w + h) + s * 3;
       if (channels === 4) data[i + 3] = opts.hole && x >= w / 4 && x < (3 * w) / 4 && y >= h / 4 && y < (3 * h) / 4 ? 0 : 255;
     }
-  return sharp(data, { raw: { width: w, height: h, channels } }).png().toBuffer();
+  return sharp(data, { raw: { width: w, height: h, channels } })
+    .png()
+    .toBuffer();
 }
 
 /** A mask: opaque everywhere except a transparent rectangle [x0,x1) x [y0,y1). */
 export async function makeMask(w: number, h: number, rect: { x0: number; y0: number; x1: number; y1: number }): Promise<Buffer> {
   const data = Buffer.alloc(w * h * 4, 255);
   for (let y = rect.y0; y < rect.y1; y++) for (let x = rect.x0; x < rect.x1; x++) data[(y * w + x) * 4 + 3] = 0;
-  return sharp(data, { raw: { width: w, height: h, channels: 4 } }).png().toBuffer();
+  return sharp(data, { raw: { width: w, height: h, channels: 4 } })
+    .png()
+    .toBuffer();
 }
 
 export const file = (bytes: Buffer, name: string, type = "image/png") => toFile(bytes, name, { type });

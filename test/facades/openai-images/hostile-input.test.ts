@@ -77,10 +77,31 @@ t.test("edits: an image or a mask whose IHDR CRC is wrong is a 400 naming it", a
   const image = await makePng(256, 256);
   const mask = await makeMask(256, 256, { x0: 0, y0: 0, x1: 64, y1: 64 });
   const fields = { model: "dall-e-2", prompt: "a sun", size: "256x256" };
-  isInvalidImage(t, await form("/v1/images/edits", fields, [["image", badIhdrCrc(image), "bad.png"], ["mask", mask, "m.png"]]), "image");
-  isInvalidImage(t, await form("/v1/images/edits", fields, [["image", image, "i.png"], ["mask", badIhdrCrc(mask), "bad.png"]]), "mask");
+  isInvalidImage(
+    t,
+    await form("/v1/images/edits", fields, [
+      ["image", badIhdrCrc(image), "bad.png"],
+      ["mask", mask, "m.png"],
+    ]),
+    "image",
+  );
+  isInvalidImage(
+    t,
+    await form("/v1/images/edits", fields, [
+      ["image", image, "i.png"],
+      ["mask", badIhdrCrc(mask), "bad.png"],
+    ]),
+    "mask",
+  );
   const gpt = { model: "gpt-image-1", prompt: "a sun", quality: "low" };
-  isInvalidImage(t, await form("/v1/images/edits", gpt, [["image[]", image, "a.png"], ["image[]", badIhdrCrc(image), "b.png"]]), "image");
+  isInvalidImage(
+    t,
+    await form("/v1/images/edits", gpt, [
+      ["image[]", image, "a.png"],
+      ["image[]", badIhdrCrc(image), "b.png"],
+    ]),
+    "image",
+  );
 });
 
 t.test("edits without a mask: an image cut short is a 400 where its transparency is read", async (t) => {

@@ -77,7 +77,16 @@ t.test("previews are deterministic", async (t) => {
 
 t.test("gpt-image-1-mini: previews and result in the output format; usage zeros (the model reports none)", async (t) => {
   const events = await collect(
-    await client.images.generate({ model: "gpt-image-1-mini", prompt: "a red kite", size: "1024x1024", quality: "low", output_format: "jpeg", output_compression: 40, stream: true, partial_images: 1 }),
+    await client.images.generate({
+      model: "gpt-image-1-mini",
+      prompt: "a red kite",
+      size: "1024x1024",
+      quality: "low",
+      output_format: "jpeg",
+      output_compression: 40,
+      stream: true,
+      partial_images: 1,
+    }),
   );
   t.same(
     events.map((e) => e.type),
@@ -91,7 +100,9 @@ t.test("gpt-image-1-mini: previews and result in the output format; usage zeros 
 });
 
 t.test("transparent background: previews and result keep the transparency", async (t) => {
-  const events = await collect(await client.images.generate({ model: "gpt-image-1", prompt: "a balloon", size: "1024x1024", quality: "low", background: "transparent", output_format: "webp", stream: true, partial_images: 2 }));
+  const events = await collect(
+    await client.images.generate({ model: "gpt-image-1", prompt: "a balloon", size: "1024x1024", quality: "low", background: "transparent", output_format: "webp", stream: true, partial_images: 2 }),
+  );
   for (const e of events) {
     t.equal(e.background, "transparent");
     const alpha = (await sharp(Buffer.from(e.b64_json, "base64")).ensureAlpha().stats()).channels[3]!;

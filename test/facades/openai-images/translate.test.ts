@@ -22,7 +22,10 @@ t.test("toCoreGenerate", async (t) => {
 t.test("toCoreEdit / toCoreVariation keep image order and the mask", async (t) => {
   const f = (name: string) => ({ field: "image[]", filename: name, mimeType: "image/png", data: new Uint8Array([1]) });
   const e = toCoreEdit(wire.editFields.parse({ prompt: "p", input_fidelity: "high" }), [f("a"), f("b")], { ...f("m"), field: "mask" });
-  t.same(e.images.map((i) => i.filename), ["a", "b"]);
+  t.same(
+    e.images.map((i) => i.filename),
+    ["a", "b"],
+  );
   t.equal(e.mask?.filename, "m");
   t.equal(e.mask?.source.case, "data");
   t.equal(e.options?.inputFidelity, "high");
@@ -47,10 +50,7 @@ t.test("typedFields", async (t) => {
 t.test("fromCoreBatch", async (t) => {
   const batch = create(ImageBatchSchema, {
     created: 1700000000n,
-    images: [
-      { file: { url: "http://gw/files/f?exp=1&sig=a" }, revisedPrompt: "rp" },
-      { file: { data: new Uint8Array([104, 105]) } },
-    ],
+    images: [{ file: { url: "http://gw/files/f?exp=1&sig=a" }, revisedPrompt: "rp" }, { file: { data: new Uint8Array([104, 105]) } }],
     usage: { inputTokens: 3n, outputTokens: 4n, totalTokens: 7n, inputTokensDetails: { textTokens: 2n, imageTokens: 1n } },
     outputFormat: "png",
     size: "1024x1024",
@@ -78,8 +78,18 @@ t.test("describeIssue", async (t) => {
   t.same(d({ prompt: "p", n: 1.5 }), { type: "invalid_request_error", message: "Invalid type for 'n': expected an integer, but got a decimal number instead.", param: "n", code: "invalid_type" });
   t.same(d({ prompt: "p", n: "2" }).code, "invalid_type");
   t.same(d({ prompt: ["p"] }).message, "Invalid type for 'prompt': expected a string, but got an array instead.");
-  t.same(d({ prompt: "p", n: 0 }), { type: "invalid_request_error", message: "Invalid 'n': integer below minimum value. Expected a value >= 1, but got 0 instead.", param: "n", code: "integer_below_min_value" });
-  t.same(d({ prompt: "p", response_format: "png" }), { type: "invalid_request_error", message: "Invalid value: 'png'. Supported values are: 'url' and 'b64_json'.", param: "response_format", code: "invalid_value" });
+  t.same(d({ prompt: "p", n: 0 }), {
+    type: "invalid_request_error",
+    message: "Invalid 'n': integer below minimum value. Expected a value >= 1, but got 0 instead.",
+    param: "n",
+    code: "integer_below_min_value",
+  });
+  t.same(d({ prompt: "p", response_format: "png" }), {
+    type: "invalid_request_error",
+    message: "Invalid value: 'png'. Supported values are: 'url' and 'b64_json'.",
+    param: "response_format",
+    code: "invalid_value",
+  });
   t.same(d({ prompt: "p", foo: 1, n: 0 }).code, "integer_below_min_value", "a real problem wins over an unknown key");
   t.same(d({ prompt: "p", foo: 1 }), { type: "invalid_request_error", message: "Unknown parameter: 'foo'.", param: "foo", code: "unknown_parameter" });
   t.same(d("text"), { type: "invalid_request_error", message: "The request body must be a JSON object.", param: null, code: "invalid_type" });

@@ -48,17 +48,21 @@ t.test("models.retrieve()", async (t) => {
 });
 
 t.test("errors in the OpenAI shape with the SDK's classes", async (t) => {
-  const nf = await client().models.retrieve("no-such-model").then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const nf = await client()
+    .models.retrieve("no-such-model")
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   t.ok(nf instanceof OpenAI.NotFoundError);
   t.equal((nf as InstanceType<typeof OpenAI.NotFoundError>).code, "model_not_found");
   t.equal((nf as InstanceType<typeof OpenAI.NotFoundError>).param, "model");
-  const auth = await client("sk-wrong").models.list().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const auth = await client("sk-wrong")
+    .models.list()
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   t.ok(auth instanceof OpenAI.AuthenticationError);
   t.equal((auth as InstanceType<typeof OpenAI.AuthenticationError>).code, "invalid_api_key");
   const res = await fetch(server.baseUrl + "/v1/models");

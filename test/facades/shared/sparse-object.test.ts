@@ -126,5 +126,9 @@ t.test("a loose object with checks stays loose and keeps its checks", async (t) 
   }
   t.same(s.parse({ name: "a", extra: 1 }), { name: "a", level: 3, extra: 1 }, "unknown keys pass through");
   const refined = s.safeParse({ name: "a", count: 2, flag: true });
-  t.same(refined.error?.issues.map((i) => i.message), ["flag and count do not go together"], "the object's own check runs");
+  t.same(
+    refined.error?.issues.map((i) => i.message),
+    ["flag and count do not go together"],
+    "the object's own check runs",
+  );
 });

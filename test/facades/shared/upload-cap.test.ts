@@ -40,7 +40,14 @@ function upload(path: string, headers: Record<string, string>, first: Buffer, mo
   return new Promise((resolve) => {
     const sock = connect(port, "127.0.0.1");
     const chunked = "chunked" in mode;
-    const head = [`POST ${path} HTTP/1.1`, "host: 127.0.0.1", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), chunked ? "transfer-encoding: chunked" : `content-length: ${mode.declared}`, "", ""].join("\r\n");
+    const head = [
+      `POST ${path} HTTP/1.1`,
+      "host: 127.0.0.1",
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      chunked ? "transfer-encoding: chunked" : `content-length: ${mode.declared}`,
+      "",
+      "",
+    ].join("\r\n");
     const frame = (b: Buffer) => (chunked ? Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from("\r\n")]) : b);
     let sent = first.length;
     let answered = false;

@@ -22,7 +22,11 @@ async function get(id: string, key: string | null = ADMIN_KEY) {
   const res = await fetch(`${base}/v1/video/generations/${id}`, { headers: key ? auth(key) : {} });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
-const finished = (id: string) => until(() => get(id), (r) => r.body.status !== "processing");
+const finished = (id: string) =>
+  until(
+    () => get(id),
+    (r) => r.body.status !== "processing",
+  );
 
 async function newKey(key: Record<string, unknown>): Promise<string> {
   const admin = createClient(AdminService, createConnectTransport({ baseUrl: base, httpVersion: "1.1" }));
@@ -64,7 +68,9 @@ t.test("submit, poll to succeeded, and the file is what the metadata says", asyn
 });
 
 t.test("aspect ratio, an image data URL, defaults", async (t) => {
-  const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 0, g: 200, b: 0 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 0, g: 200, b: 0 } } })
+    .png()
+    .toBuffer();
   const sub = await post({ prompt: "a field", aspect_ratio: "1:1", duration: 1, fps: 4, image: `data:image/png;base64,${png.toString("base64")}` });
   t.equal(sub.status, 200);
   const done = await finished(sub.body.task_id as string);

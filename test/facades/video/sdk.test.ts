@@ -55,9 +55,16 @@ t.test("create, retrieve until completed, download every variant", async (t) => 
   const done = await completed(created.id, seen);
   t.equal(done.status, "completed");
   t.equal(done.progress, 100);
-  t.ok(seen.some((v) => v.status === "in_progress" && v.progress > 0 && v.progress < 100), "progress was visible while it ran");
+  t.ok(
+    seen.some((v) => v.status === "in_progress" && v.progress > 0 && v.progress < 100),
+    "progress was visible while it ran",
+  );
   const progress = seen.map((v) => v.progress);
-  t.same(progress, [...progress].sort((a, b) => a - b), "progress never went down");
+  t.same(
+    progress,
+    [...progress].sort((a, b) => a - b),
+    "progress never went down",
+  );
   t.ok(done.completed_at! >= done.created_at);
   t.ok(Math.abs(done.expires_at! - (done.completed_at! + TTL_MS / 1000)) <= 2, "expires 24 hours after completion");
 
@@ -82,14 +89,21 @@ t.test("list pages with after/limit/order", async (t) => {
   for (let i = 0; i < 3; i++) ids.push((await client.videos.create({ prompt: `list clip ${i}`, ...tiny })).id);
   const first = await client.videos.list({ limit: 2, order: "desc" });
   t.equal(first.data.length, 2);
-  t.same(first.data.map((v) => v.id), [ids[2], ids[1]], "newest first");
+  t.same(
+    first.data.map((v) => v.id),
+    [ids[2], ids[1]],
+    "newest first",
+  );
   t.equal(first.has_more, true);
   const all: string[] = [];
   for await (const v of client.videos.list({ limit: 2, order: "asc" })) all.push(v.id);
   t.same(all.slice(-3), ids, "the SDK pages with after=last_id to the end, oldest first");
   t.equal(new Set(all).size, all.length, "no video twice");
   const after = await client.videos.list({ after: ids[0], order: "asc", limit: 10 });
-  t.same(after.data.map((v) => v.id), [ids[1], ids[2]]);
+  t.same(
+    after.data.map((v) => v.id),
+    [ids[1], ids[2]],
+  );
   await rejects(t, client.videos.list({ limit: 1000 }), { status: 400 });
   for (const id of ids) await completed(id);
 });
@@ -110,7 +124,9 @@ t.test("remix a completed video", async (t) => {
 });
 
 t.test("input_reference as a file and as image_url", async (t) => {
-  const png = await sharp({ create: { width: 48, height: 27, channels: 3, background: { r: 10, g: 10, b: 240 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 48, height: 27, channels: 3, background: { r: 10, g: 10, b: 240 } } })
+    .png()
+    .toBuffer();
   const withFile = await client.videos.create({ prompt: "from a blue frame", ...tiny, input_reference: await toFile(png, "blue.png", { type: "image/png" }) });
   t.equal((await completed(withFile.id)).status, "completed");
   const withUrl = await client.videos.create({ prompt: "from a data url", ...tiny, input_reference: { image_url: `data:image/png;base64,${png.toString("base64")}` } });
@@ -154,14 +170,22 @@ t.test("errors arrive as the SDK's error classes", async (t) => {
 });
 
 t.test("JSON create (older SDKs) and the same video through /v1/video/generations", async (t) => {
-  const res = await fetch(`${server.baseUrl}/v1/videos`, { method: "POST", headers: { ...auth(ADMIN_KEY), "content-type": "application/json" }, body: JSON.stringify({ model: "sora-2", prompt: "json create", seconds: "1", size: "160x90" }) });
+  const res = await fetch(`${server.baseUrl}/v1/videos`, {
+    method: "POST",
+    headers: { ...auth(ADMIN_KEY), "content-type": "application/json" },
+    body: JSON.stringify({ model: "sora-2", prompt: "json create", seconds: "1", size: "160x90" }),
+  });
   t.equal(res.status, 200);
   const v = (await res.json()) as Video;
   t.same([v.object, v.seconds, v.size], ["video", "1", "160x90"]);
   await completed(v.id);
   const task = (await (await fetch(`${server.baseUrl}/v1/video/generations/${v.id}`, { headers: auth(ADMIN_KEY) })).json()) as Record<string, unknown>;
   t.same([task.task_id, task.status], [v.id, "succeeded"]);
-  const unknownField = await fetch(`${server.baseUrl}/v1/videos`, { method: "POST", headers: { ...auth(ADMIN_KEY), "content-type": "application/json" }, body: JSON.stringify({ prompt: "x", colour: "red" }) });
+  const unknownField = await fetch(`${server.baseUrl}/v1/videos`, {
+    method: "POST",
+    headers: { ...auth(ADMIN_KEY), "content-type": "application/json" },
+    body: JSON.stringify({ prompt: "x", colour: "red" }),
+  });
   t.equal(unknownField.status, 400);
   t.match(await unknownField.json(), { error: { param: "colour", code: "unknown_parameter", type: "invalid_request_error" } });
   const noKey = await fetch(`${server.baseUrl}/v1/videos`);

@@ -3,16 +3,7 @@ import t from "tap";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Status, Variant, VideoErrorSchema, VideoSchema, ListVideosResponseSchema } from "../../../gen/omnigate/video/v1/video_pb.js";
-import {
-  fromCoreList,
-  fromCoreSubmit,
-  fromCoreTask,
-  fromCoreVideo,
-  toCoreGenerations,
-  toCoreList,
-  toCoreVariant,
-  toCoreVideosCreate,
-} from "../../../src/facades/video/translate.js";
+import { fromCoreList, fromCoreSubmit, fromCoreTask, fromCoreVideo, toCoreGenerations, toCoreList, toCoreVariant, toCoreVideosCreate } from "../../../src/facades/video/translate.js";
 import { describeIssue, generationsBody, videosCreateBody } from "../../../src/facades/video/wire.js";
 
 const done = create(VideoSchema, {
@@ -88,7 +79,10 @@ t.test("Video -> OpenAI Video object", async (t) => {
   const queued = fromCoreVideo(create(VideoSchema, { ...done, status: Status.QUEUED, progress: 0, completeTime: undefined, expireTime: undefined, remixedFrom: "video_0" }));
   t.same([queued.status, queued.completed_at, queued.expires_at, queued.remixed_from_video_id], ["queued", null, null, "video_0"]);
   t.equal(fromCoreVideo(create(VideoSchema, { ...done, status: Status.IN_PROGRESS })).status, "in_progress");
-  t.same(fromCoreVideo(create(VideoSchema, { ...done, status: Status.FAILED, error: create(VideoErrorSchema, { code: "timeout", message: "timed out" }) })).error, { code: "timeout", message: "timed out" });
+  t.same(fromCoreVideo(create(VideoSchema, { ...done, status: Status.FAILED, error: create(VideoErrorSchema, { code: "timeout", message: "timed out" }) })).error, {
+    code: "timeout",
+    message: "timed out",
+  });
 });
 
 t.test("OpenAI create -> CreateVideoRequest, with OpenAI's defaults", async (t) => {
@@ -118,10 +112,22 @@ t.test("shape errors are worded the OpenAI way", async (t) => {
   t.same(issue(generationsBody, {}), { message: "Missing required parameter: 'prompt'.", param: "prompt", code: "missing_required_parameter" });
   t.same(issue(generationsBody, { prompt: "x", colour: "red" }), { message: "Unknown parameter: 'colour'.", param: "colour", code: "unknown_parameter" });
   t.same(issue(generationsBody, { prompt: "x", duration: "five" }), { message: "Invalid 'duration': expected a whole number, got 'five'.", param: "duration", code: "invalid_type" });
-  t.same(issue(videosCreateBody, { prompt: "x", seconds: "4.5" }), { message: "Invalid 'seconds': expected a whole number, got '4.5'.", param: "seconds", code: "invalid_type" }, "multipart sends numbers as text: the message says what the text should be, not 'got a string'");
+  t.same(
+    issue(videosCreateBody, { prompt: "x", seconds: "4.5" }),
+    { message: "Invalid 'seconds': expected a whole number, got '4.5'.", param: "seconds", code: "invalid_type" },
+    "multipart sends numbers as text: the message says what the text should be, not 'got a string'",
+  );
   t.equal(issue(videosCreateBody, { prompt: "x", seconds: "9".repeat(100) }).message, `Invalid 'seconds': expected a whole number, got '${"9".repeat(64)}'.`, "the value is cut short");
-  t.same(issue(videosCreateBody, { prompt: "x", seconds: true }), { message: "Invalid type for 'seconds': got a boolean.", param: "seconds", code: "invalid_type" }, "a type no branch takes is still a type error");
-  t.same(issue(videosCreateBody, { prompt: "x", seconds: 4.5 }), { message: "Invalid type for 'seconds': got a decimal number.", param: "seconds", code: "invalid_type" }, "a decimal where a whole number goes is a type error, as OpenAI words it");
+  t.same(
+    issue(videosCreateBody, { prompt: "x", seconds: true }),
+    { message: "Invalid type for 'seconds': got a boolean.", param: "seconds", code: "invalid_type" },
+    "a type no branch takes is still a type error",
+  );
+  t.same(
+    issue(videosCreateBody, { prompt: "x", seconds: 4.5 }),
+    { message: "Invalid type for 'seconds': got a decimal number.", param: "seconds", code: "invalid_type" },
+    "a decimal where a whole number goes is a type error, as OpenAI words it",
+  );
   t.equal(issue(generationsBody, { prompt: 5 }).code, "invalid_type");
   t.equal(issue(videosCreateBody, { prompt: "x", input_reference: { url: "x" } }).code, "unknown_parameter");
   t.equal(describeIssue(generationsBody.safeParse([]).error!, []).message, "The request body must be a JSON object.");

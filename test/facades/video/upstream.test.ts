@@ -24,13 +24,29 @@ const server = await startServer({
       channelSchema.parse({ name: "sora-up", provider: "openai-videos", baseUrl: sora.baseUrl, apiKey: "sk-sora-upstream", models: ["sora-*"], modelMap: { "sora-2": "sora-2-pro" } }),
       channelSchema.parse({ name: "gw-up", provider: "video-gateway", baseUrl: gw.baseUrl, apiKey: "gw-upstream", models: ["kling*"] }),
     ],
-    video: { concurrency: 2, channelConcurrency: 4, queueSize: 100, ttlMs: 3_600_000, timeoutMs: 60_000, pollMs: 10, maxPollMs: 40, maxBytes: 50 * 1024 * 1024, allowPrivateUrls: false, fontFile: "", notifyHook: "" },
+    video: {
+      concurrency: 2,
+      channelConcurrency: 4,
+      queueSize: 100,
+      ttlMs: 3_600_000,
+      timeoutMs: 60_000,
+      pollMs: 10,
+      maxPollMs: 40,
+      maxBytes: 50 * 1024 * 1024,
+      allowPrivateUrls: false,
+      fontFile: "",
+      notifyHook: "",
+    },
   },
 });
 t.teardown(() => server.close());
 const client = new OpenAI({ apiKey: ADMIN_KEY, baseURL: server.baseUrl + "/v1", maxRetries: 0 });
 const media = await clip();
-const done = (id: string) => until(() => client.videos.retrieve(id), (v) => v.status === "completed" || v.status === "failed");
+const done = (id: string) =>
+  until(
+    () => client.videos.retrieve(id),
+    (v) => v.status === "completed" || v.status === "failed",
+  );
 const task = async (id: string) => (await (await fetch(`${server.baseUrl}/v1/video/generations/${id}`, { headers: auth(ADMIN_KEY) })).json()) as Record<string, unknown>;
 
 t.test("/v1/videos through an OpenAI-videos upstream, re-hosted", async (t) => {
@@ -64,7 +80,10 @@ t.test("/v1/video/generations through a remote video gateway", async (t) => {
       body: JSON.stringify({ model: "kling-v1", prompt: "a red fox", duration: 1, aspect_ratio: "16:9", seed: 9, metadata: { mode: "pro" } }),
     })
   ).json()) as { task_id: string };
-  const finished = await until(() => task(sub.task_id), (x) => x.status !== "processing");
+  const finished = await until(
+    () => task(sub.task_id),
+    (x) => x.status !== "processing",
+  );
   t.equal(finished.status, "succeeded");
   t.same(gw.calls[0]!.body, { model: "kling-v1", prompt: "a red fox", duration: 1, fps: 24, seed: 9, aspect_ratio: "16:9", metadata: { mode: "pro" } });
   t.same(finished.metadata, { duration: 1, fps: 4, height: 48, seed: 9, width: 80 }, "metadata of the real file");

@@ -48,7 +48,10 @@ t.test("non-stream text: request shape, headers, response", async (t) => {
   t.equal(resp.modelVersion, "claude-sonnet-4-5-20250929");
   t.equal(resp.channel, "test-anthropic");
   t.equal(resp.candidates[0]!.finishReason, FinishReason.STOP);
-  t.same(resp.candidates[0]!.parts.map((p) => p.kind.value), [{ text: "Hello! How can I help you today?", citations: [] }].map((v) => ({ ...v, $typeName: "omnigate.chat.v1.TextPart" })));
+  t.same(
+    resp.candidates[0]!.parts.map((p) => p.kind.value),
+    [{ text: "Hello! How can I help you today?", citations: [] }].map((v) => ({ ...v, $typeName: "omnigate.chat.v1.TextPart" })),
+  );
   t.equal(resp.usage?.inputTokens, 12n);
   t.equal(resp.usage?.outputTokens, 11n);
   t.same(resp.vendorExtras.anthropic, { usage: { service_tier: "standard" } });
@@ -62,7 +65,11 @@ t.test("non-stream thinking, redacted thinking and a tool call", async (t) => {
   t.same(th!.signature && { issuer: th!.signature.issuer, value: th!.signature.value }, { issuer: "anthropic", value: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds" });
   t.same(red!.kind.case === "redactedThinking" && [red!.kind.value.data, red!.kind.value.issuer], ["EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP", "anthropic"]);
   t.equal(text!.kind.case, "text");
-  t.same(tool!.kind.case === "toolCall" && [tool!.kind.value.id, tool!.kind.value.name, tool!.kind.value.arguments], ["toolu_01A09q90qw90lq917835lq9", "get_weather", { city: "Paris", unit: "celsius" }]);
+  t.same(tool!.kind.case === "toolCall" && [tool!.kind.value.id, tool!.kind.value.name, tool!.kind.value.arguments], [
+    "toolu_01A09q90qw90lq917835lq9",
+    "get_weather",
+    { city: "Paris", unit: "celsius" },
+  ]);
   t.equal(resp.candidates[0]!.finishReason, FinishReason.TOOL_USE);
   t.equal(resp.usage?.cacheReadTokens, 2048n);
   t.equal(resp.usage?.cacheWriteTokens, 100n);
@@ -73,9 +80,19 @@ t.test("stream with text and a tool call", async (t) => {
   reply = { chunks: sseChunks("anthropic/stream-tool-use.sse") };
   const events = await drain(guardStream(provider.stream(input, ctx())));
   t.equal(fake.requests.at(-1)!.body.stream, true);
-  t.same(events.map((e) => e.event.case).filter((c) => c !== "partDelta"), ["start", "partStart", "ping", "partStop", "partStart", "partStop", "finish", "usage"]);
-  const resp = await collectStream((async function* () { yield* events; })());
-  t.same(resp.candidates[0]!.parts.map((p) => p.kind.case), ["text", "toolCall"]);
+  t.same(
+    events.map((e) => e.event.case).filter((c) => c !== "partDelta"),
+    ["start", "partStart", "ping", "partStop", "partStart", "partStop", "finish", "usage"],
+  );
+  const resp = await collectStream(
+    (async function* () {
+      yield* events;
+    })(),
+  );
+  t.same(
+    resp.candidates[0]!.parts.map((p) => p.kind.case),
+    ["text", "toolCall"],
+  );
   const tool = resp.candidates[0]!.parts[1]!.kind;
   t.same(tool.case === "toolCall" && tool.value.arguments, { location: "San Francisco, CA" });
   t.equal(resp.candidates[0]!.finishReason, FinishReason.TOOL_USE);
@@ -87,7 +104,10 @@ t.test("stream with thinking, signature and redacted thinking", async (t) => {
   reply = { chunks: sseChunks("anthropic/stream-thinking.sse") };
   const resp = await collectStream(guardStream(provider.stream(input, ctx())));
   const parts = resp.candidates[0]!.parts;
-  t.same(parts.map((p) => p.kind.case), ["thinking", "redactedThinking", "text"]);
+  t.same(
+    parts.map((p) => p.kind.case),
+    ["thinking", "redactedThinking", "text"],
+  );
   t.same(parts[0]!.kind.value, { $typeName: "omnigate.chat.v1.Thinking", text: "Let me think about 27 * 453." });
   t.equal(parts[0]!.signature?.issuer, "anthropic");
   t.equal(parts[0]!.signature?.value, "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds");
@@ -97,14 +117,20 @@ t.test("stream with thinking, signature and redacted thinking", async (t) => {
 t.test("a server that ignores stream:true still yields a valid stream", async (t) => {
   reply = { json: fixture("anthropic/message-thinking-tool.json") };
   const resp = await collectStream(guardStream(provider.stream(input, ctx())));
-  t.same(resp.candidates[0]!.parts.map((p) => p.kind.case), ["thinking", "redactedThinking", "text", "toolCall"]);
+  t.same(
+    resp.candidates[0]!.parts.map((p) => p.kind.case),
+    ["thinking", "redactedThinking", "text", "toolCall"],
+  );
   const tool = resp.candidates[0]!.parts[3]!.kind;
   t.same(tool.case === "toolCall" && tool.value.arguments, { city: "Paris", unit: "celsius" });
 });
 
 /** The failure of a call, checked against a code and reason. */
 const failure = async (p: Promise<unknown>) => {
-  const err = (await p.then(() => undefined, (e: unknown) => e)) as ConnectError;
+  const err = (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as ConnectError;
   if (!(err instanceof ConnectError)) throw new Error("expected a ConnectError, got " + String(err));
   return { err, what: [Code[err.code], errorDetail(err)?.reason] };
 };
@@ -116,23 +142,23 @@ const check = async (t: { same: (a: unknown, b: unknown) => unknown }, p: Promis
 
 t.test("upstream errors map to codes and reasons; raw text goes to the log only", async (t) => {
   reply = { status: 429, json: fixture("anthropic/error-rate-limit.json"), headers: { "retry-after": "7" } };
-  const e429 = (await check(t, provider.generate(input, ctx()), Code.ResourceExhausted, "rate_limited"));
+  const e429 = await check(t, provider.generate(input, ctx()), Code.ResourceExhausted, "rate_limited");
   t.equal(retryAfterSeconds(e429), 7);
   t.notMatch(e429.message, /sk-ant-secret|exceed/);
   t.match((up.log as RecordingLogger).text(), /sk-ant-secret-key-material/);
   reply = { status: 529, json: fixture("anthropic/error-overloaded.json") };
-  (await check(t, provider.generate(input, ctx()), Code.Unavailable, "overloaded"));
+  await check(t, provider.generate(input, ctx()), Code.Unavailable, "overloaded");
   reply = { status: 500, json: fixture("anthropic/error-overloaded.json") };
-  (await check(t, provider.generate(input, ctx()), Code.Unavailable, "overloaded"));
+  await check(t, provider.generate(input, ctx()), Code.Unavailable, "overloaded");
   reply = { status: 401, json: fixture("anthropic/error-auth.json") };
-  (await check(t, provider.generate(input, ctx()), Code.Internal, "upstream_auth"));
+  await check(t, provider.generate(input, ctx()), Code.Internal, "upstream_auth");
   reply = { status: 400, json: fixture("anthropic/error-invalid.json") };
-  const e400 = (await check(t, provider.generate(input, ctx()), Code.InvalidArgument, "upstream_invalid_request"));
+  const e400 = await check(t, provider.generate(input, ctx()), Code.InvalidArgument, "upstream_invalid_request");
   t.notMatch(e400.message, /x-secret-42|pattern/);
   reply = { status: 503, text: "<html>bad gateway</html>" };
-  (await check(t, provider.generate(input, ctx()), Code.Unavailable, "overloaded"));
+  await check(t, provider.generate(input, ctx()), Code.Unavailable, "overloaded");
   reply = { text: "not json" };
-  (await check(t, provider.generate(input, ctx()), Code.Internal, "upstream_protocol_error"));
+  await check(t, provider.generate(input, ctx()), Code.Internal, "upstream_protocol_error");
 });
 
 t.test("a mid-stream error event ends the stream with the mapped error after closing the open part", async (t) => {
@@ -140,7 +166,10 @@ t.test("a mid-stream error event ends the stream with the mapped error after clo
   const seen: string[] = [];
   const err = await (async () => {
     for await (const e of guardStream(provider.stream(input, ctx()))) seen.push(e.event.case ?? "");
-  })().then(() => undefined, (e: unknown) => e as ConnectError);
+  })().then(
+    () => undefined,
+    (e: unknown) => e as ConnectError,
+  );
   t.equal(err?.code, Code.Unavailable);
   t.equal(errorDetail(err!)?.reason, "overloaded");
   t.same(seen, ["start", "partStart", "partDelta", "partStop"]);
@@ -148,11 +177,17 @@ t.test("a mid-stream error event ends the stream with the mapped error after clo
 
 t.test("a stream that breaks midway is an error, not a silent cut", async (t) => {
   reply = { chunks: sseChunks("anthropic/stream-tool-use.sse"), breakAfter: 8 };
-  const err = await drain(guardStream(provider.stream(input, ctx()))).then(() => undefined, (e: unknown) => e as ConnectError);
+  const err = await drain(guardStream(provider.stream(input, ctx()))).then(
+    () => undefined,
+    (e: unknown) => e as ConnectError,
+  );
   t.equal(err?.code, Code.Unavailable);
   t.equal(errorDetail(err!)?.reason, "upstream_stream_truncated");
   reply = { chunks: sseChunks("anthropic/stream-tool-use.sse").slice(0, 6) };
-  const err2 = await drain(guardStream(provider.stream(input, ctx()))).then(() => undefined, (e: unknown) => e as ConnectError);
+  const err2 = await drain(guardStream(provider.stream(input, ctx()))).then(
+    () => undefined,
+    (e: unknown) => e as ConnectError,
+  );
   t.equal(errorDetail(err2!)?.reason, "upstream_stream_truncated", "a clean end before message_delta is truncation too");
 });
 
@@ -160,7 +195,7 @@ t.test("a slow first byte times out", async (t) => {
   const slow = testUpstream("anthropic", fake.url, { firstByteMs: 100, channel: "slow" });
   t.teardown(() => slow.pools.close());
   reply = { json: fixture("anthropic/message-text.json"), delayMs: 1000 };
-  const err = (await check(t, anthropicChatProvider(slow).generate(input, ctx()), Code.DeadlineExceeded, "upstream_timeout"));
+  const err = await check(t, anthropicChatProvider(slow).generate(input, ctx()), Code.DeadlineExceeded, "upstream_timeout");
   t.equal(errorDetail(err)?.metadata.phase, "first_byte");
 });
 
@@ -168,7 +203,10 @@ t.test("a stalled stream times out on the chunk gap", async (t) => {
   const slow = testUpstream("anthropic", fake.url, { chunkGapMs: 150, channel: "stall" });
   t.teardown(() => slow.pools.close());
   reply = { chunks: sseChunks("anthropic/stream-tool-use.sse"), chunkDelayMs: 1000 };
-  const err = await drain(guardStream(anthropicChatProvider(slow).stream(input, ctx()))).then(() => undefined, (e: unknown) => e as ConnectError);
+  const err = await drain(guardStream(anthropicChatProvider(slow).stream(input, ctx()))).then(
+    () => undefined,
+    (e: unknown) => e as ConnectError,
+  );
   t.equal(err?.code, Code.DeadlineExceeded);
   t.equal(errorDetail(err!)?.metadata.phase, "chunk_gap");
 });
@@ -184,7 +222,10 @@ t.test("aborting the call aborts the upstream request", async (t) => {
   ac.abort();
   await aborted;
   t.equal(fake.aborted, before + 1);
-  const err = await it.next().then(() => undefined, (e: unknown) => e as ConnectError);
+  const err = await it.next().then(
+    () => undefined,
+    (e: unknown) => e as ConnectError,
+  );
   t.equal(err?.code, Code.Canceled);
 });
 

@@ -10,7 +10,16 @@ const input = (init: Init): ChatInput => create(ChatInputSchema, { model: "claud
 const user = (text: string) => ({ role: Role.USER, parts: [{ kind: { case: "text" as const, value: { text } } }] });
 
 t.test("a plain request", async (t) => {
-  const { body, betas } = toVendorRequest(input({ system: [{ kind: { case: "text", value: { text: "be brief" } } }], turns: [user("hi")], config: { maxOutputTokens: 100, temperature: 0.5, topP: 0.9, topK: 5, stopSequences: ["END"] }, metadata: { userId: "u1", betas: ["b1", "b2"] } }), "claude-up", { stream: true });
+  const { body, betas } = toVendorRequest(
+    input({
+      system: [{ kind: { case: "text", value: { text: "be brief" } } }],
+      turns: [user("hi")],
+      config: { maxOutputTokens: 100, temperature: 0.5, topP: 0.9, topK: 5, stopSequences: ["END"] },
+      metadata: { userId: "u1", betas: ["b1", "b2"] },
+    }),
+    "claude-up",
+    { stream: true },
+  );
   t.same(body, {
     model: "claude-up",
     max_tokens: 100,
@@ -87,12 +96,17 @@ t.test("tool results lead a user message, consecutive same-role turns merge", as
   ];
   const { body } = toVendorRequest(input({ turns }), "m", { stream: false });
   t.equal(body.messages.length, 3);
-  t.same(body.messages[2]!.content.map((b) => b.type), ["tool_result", "text", "text"]);
+  t.same(
+    body.messages[2]!.content.map((b) => b.type),
+    ["tool_result", "text", "text"],
+  );
   t.equal((body.messages[2]!.content[0] as { is_error?: boolean }).is_error, true);
 });
 
 t.test("media: images, documents, refusals", async (t) => {
-  const media = (mimeType: string, source: { case: "data"; value: Uint8Array } | { case: "uri"; value: string }, extra = {}) => ({ kind: { case: "media" as const, value: { mimeType, source, ...extra } } });
+  const media = (mimeType: string, source: { case: "data"; value: Uint8Array } | { case: "uri"; value: string }, extra = {}) => ({
+    kind: { case: "media" as const, value: { mimeType, source, ...extra } },
+  });
   const { body } = toVendorRequest(
     input({
       turns: [
@@ -116,7 +130,9 @@ t.test("media: images, documents, refusals", async (t) => {
     { type: "document", source: { type: "base64", media_type: "application/pdf", data: "BA==" }, title: "Doc", context: "ctx", citations: { enabled: true } },
     { type: "document", source: { type: "text", media_type: "text/plain", data: "plain words" } },
   ]);
-  const err = t.throws(() => toVendorRequest(input({ turns: [{ role: Role.USER, parts: [media("audio/wav", { case: "data", value: new Uint8Array([1]) })] }] }), "m", { stream: false })) as ConnectError;
+  const err = t.throws(() =>
+    toVendorRequest(input({ turns: [{ role: Role.USER, parts: [media("audio/wav", { case: "data", value: new Uint8Array([1]) })] }] }), "m", { stream: false }),
+  ) as ConnectError;
   t.equal(errorDetail(err)?.field, "turns[0].parts[0].media");
   t.equal(errorDetail(err)?.reason, "unsupported_by_upstream");
 });
@@ -137,7 +153,10 @@ t.test("tools and tool choice", async (t) => {
   for (const [mode, allowedNames, disableParallel, want, names] of cases) {
     const { body } = toVendorRequest(input({ turns: [user("q")], tools, toolChoice: { mode, allowedNames, disableParallel } }), "m", { stream: false });
     t.same(body.tool_choice, want, `mode ${mode} ${allowedNames}`);
-    t.same(body.tools!.map((x) => x.name), names);
+    t.same(
+      body.tools!.map((x) => x.name),
+      names,
+    );
   }
   const { body } = toVendorRequest(input({ turns: [user("q")], tools }), "m", { stream: false });
   t.same(body.tools![0], { name: "a", description: "A", input_schema: { type: "object", properties: { x: { type: "string" } } }, cache_control: { type: "ephemeral" } });
@@ -145,12 +164,15 @@ t.test("tools and tool choice", async (t) => {
   t.same(body.tools![2], { type: "bash_20250124", name: "bash" });
   const e1 = t.throws(() => toVendorRequest(input({ turns: [user("q")], tools: [{ kind: { case: "codeExecution", value: {} } }] }), "m", { stream: false })) as ConnectError;
   t.equal(errorDetail(e1)?.field, "tools[0].code_execution");
-  const e2 = t.throws(() => toVendorRequest(input({ turns: [user("q")], tools: [{ kind: { case: "vendor", value: { type: "googleSearch", name: "googleSearch" } } }] }), "m", { stream: false })) as ConnectError;
+  const e2 = t.throws(() =>
+    toVendorRequest(input({ turns: [user("q")], tools: [{ kind: { case: "vendor", value: { type: "googleSearch", name: "googleSearch" } } }] }), "m", { stream: false }),
+  ) as ConnectError;
   t.equal(errorDetail(e2)?.field, "tools[0]");
 });
 
 t.test("thinking: budgets, adaptive, disabled, effort", async (t) => {
-  const th = (thinking: object, extra: { metadata?: { sourceFormat: string } } = {}) => toVendorRequest(input({ turns: [user("q")], config: { maxOutputTokens: 4000, thinking }, ...extra }), "m", { stream: false }).body;
+  const th = (thinking: object, extra: { metadata?: { sourceFormat: string } } = {}) =>
+    toVendorRequest(input({ turns: [user("q")], config: { maxOutputTokens: 4000, thinking }, ...extra }), "m", { stream: false }).body;
   t.same(th({ enabled: true, budgetTokens: 2000, includeThoughts: true }).thinking, { type: "enabled", budget_tokens: 2000 });
   t.same(th({ budgetTokens: 100 }).thinking, { type: "enabled", budget_tokens: 1024 }, "Gemini-style budget below Anthropic's minimum");
   const big = th({ budgetTokens: 5000 });
@@ -173,7 +195,13 @@ t.test("thinking: budgets, adaptive, disabled, effort", async (t) => {
 t.test("thinking is left out when the tool loop's last step has no Anthropic thinking", async (t) => {
   const turns = [
     user("q"),
-    { role: Role.ASSISTANT, parts: [{ kind: { case: "thinking" as const, value: { text: "g" } }, signature: { issuer: "gemini", value: "G" } }, { kind: { case: "toolCall" as const, value: { id: "t1", name: "f", arguments: {} } } }] },
+    {
+      role: Role.ASSISTANT,
+      parts: [
+        { kind: { case: "thinking" as const, value: { text: "g" } }, signature: { issuer: "gemini", value: "G" } },
+        { kind: { case: "toolCall" as const, value: { id: "t1", name: "f", arguments: {} } } },
+      ],
+    },
     { role: Role.USER, parts: [{ kind: { case: "toolResult" as const, value: { callId: "t1", content: [{ kind: { case: "text" as const, value: { text: "r" } } }] } } }] },
   ];
   const { body } = toVendorRequest(input({ turns, config: { thinking: { enabled: true, budgetTokens: 2048 } } }), "m", { stream: false });
@@ -181,7 +209,9 @@ t.test("thinking is left out when the tool loop's last step has no Anthropic thi
 });
 
 t.test("JSON output uses output_config.format, wrapping non-object roots", async (t) => {
-  const obj = toVendorRequest(input({ turns: [user("q")], config: { responseMimeType: "application/json", responseSchema: { type: "object", properties: { a: { type: "number" } } } } }), "m", { stream: false });
+  const obj = toVendorRequest(input({ turns: [user("q")], config: { responseMimeType: "application/json", responseSchema: { type: "object", properties: { a: { type: "number" } } } } }), "m", {
+    stream: false,
+  });
   t.same(obj.body.output_config, { format: { type: "json_schema", schema: { type: "object", properties: { a: { type: "number" } } } } });
   const en = toVendorRequest(input({ turns: [user("q")], config: { responseMimeType: "text/x.enum", responseSchema: { type: "string", enum: ["A", "B"] } } }), "m", { stream: false });
   t.same(en.body.output_config?.format?.schema, { type: "object", properties: { value: { type: "string", enum: ["A", "B"] } }, required: ["value"], additionalProperties: false });
@@ -253,7 +283,10 @@ t.test("executable code from another vendor is shown as text", async (t) => {
     input({
       turns: [
         user("q"),
-        { role: Role.ASSISTANT, parts: [{ kind: { case: "executableCode", value: { language: "PYTHON", code: "print(1)" } } }, { kind: { case: "codeExecutionResult", value: { outcome: 1, output: "1" } } }] },
+        {
+          role: Role.ASSISTANT,
+          parts: [{ kind: { case: "executableCode", value: { language: "PYTHON", code: "print(1)" } } }, { kind: { case: "codeExecutionResult", value: { outcome: 1, output: "1" } } }],
+        },
       ],
     }),
     "m",
@@ -274,7 +307,17 @@ t.test("a Messages client's own fields go back as sent: system turns, message fi
         { role: Role.SYSTEM, parts: [text("Be terse.")] },
         { role: Role.SYSTEM, parts: [text("Really.")], vendorExtras: { anthropic: { future_message_field: 1 } } },
         { role: Role.SYSTEM, parts: [text("Again.")] },
-        { role: Role.USER, parts: [{ kind: { case: "toolResult", value: { callId: "toolu_1", content: [text("r"), { vendorExtras: { anthropic: { type: "future_block", y: 2 } } }, { vendorExtras: { gemini: { futurePart: {} } } }] } } }] },
+        {
+          role: Role.USER,
+          parts: [
+            {
+              kind: {
+                case: "toolResult",
+                value: { callId: "toolu_1", content: [text("r"), { vendorExtras: { anthropic: { type: "future_block", y: 2 } } }, { vendorExtras: { gemini: { futurePart: {} } } }] },
+              },
+            },
+          ],
+        },
       ],
       tools: [
         { kind: { case: "function", value: { name: "f", description: "d", parameters: { type: "object" } } }, vendorExtras: { anthropic: { defer_loading: true }, gemini: { behavior: "X" } } },
@@ -298,7 +341,14 @@ t.test("a Messages client's own fields go back as sent: system turns, message fi
     ],
     "a message with its own fields is not merged with its neighbours",
   );
-  t.same(body.messages[4]!.content[0], { type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "r" }, { type: "future_block", y: 2 }] });
+  t.same(body.messages[4]!.content[0], {
+    type: "tool_result",
+    tool_use_id: "toolu_1",
+    content: [
+      { type: "text", text: "r" },
+      { type: "future_block", y: 2 },
+    ],
+  });
   t.same(body.tools, [
     { defer_loading: true, name: "f", description: "d", input_schema: { type: "object" } },
     { k: 1, type: "future_tool", name: "ft" },
@@ -313,7 +363,13 @@ t.test("a Messages client's own fields go back as sent: system turns, message fi
     input({
       turns: [
         user("q"),
-        { role: Role.ASSISTANT, parts: [{ kind: { case: "thinking", value: { text: "t" } }, signature: { issuer: "gemini", value: "g" } }, { kind: { case: "toolCall", value: { id: "toolu_1", name: "f", arguments: {} } } }] },
+        {
+          role: Role.ASSISTANT,
+          parts: [
+            { kind: { case: "thinking", value: { text: "t" } }, signature: { issuer: "gemini", value: "g" } },
+            { kind: { case: "toolCall", value: { id: "toolu_1", name: "f", arguments: {} } } },
+          ],
+        },
         { role: Role.USER, parts: [{ kind: { case: "toolResult", value: { callId: "toolu_1", content: [text("r")] } } }] },
       ],
       tools: [{ kind: { case: "function", value: { name: "f", parameters: { type: "object" } } } }],
@@ -327,6 +383,8 @@ t.test("a Messages client's own fields go back as sent: system turns, message fi
   t.notOk("thinking" in loop.body);
   const newer = toVendorRequest(input({ turns: [user("q")], metadata: { sourceFormat: "messages" }, vendorExtras: { anthropic: { thinking: { type: "future_mode" } } } }), "m", { stream: false });
   t.same(newer.body.thinking, { type: "future_mode" }, "a thinking type the neutral model has no form for: as sent");
-  const gemini = t.throws(() => toVendorRequest(input({ turns: [user("q")], tools: [{ kind: { case: "vendor", value: { type: "future_tool_20270101", name: "x", vendor: "gemini" } } }] }), "m", { stream: false })) as ConnectError;
+  const gemini = t.throws(() =>
+    toVendorRequest(input({ turns: [user("q")], tools: [{ kind: { case: "vendor", value: { type: "future_tool_20270101", name: "x", vendor: "gemini" } } }] }), "m", { stream: false }),
+  ) as ConnectError;
   t.equal(errorDetail(gemini)?.field, "tools[0]", "another vendor's tool is refused whatever its type looks like");
 });

@@ -16,7 +16,6 @@ import { guardStream } from "../../../src/core/chat/stream-guard.js";
 import { fixture } from "../../fixtures/fake-upstream.js";
 import { rng } from "../../helpers/rng.js";
 
-
 type R = () => number;
 const pick = <T>(r: R, xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
 const maybe = (r: R, p = 0.5) => r() < p;
@@ -27,13 +26,25 @@ const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAY
 function userBlock(r: R): any {
   switch (pick(r, ["text", "text", "image", "image-url", "pdf", "doc-text", "doc-url"])) {
     case "text":
-      return { type: "text", text: word(r), ...cc(r), ...(maybe(r, 0.2) ? { citations: [{ type: "char_location", cited_text: "x", document_index: 0, start_char_index: 0, end_char_index: 1 }] } : {}) };
+      return {
+        type: "text",
+        text: word(r),
+        ...cc(r),
+        ...(maybe(r, 0.2) ? { citations: [{ type: "char_location", cited_text: "x", document_index: 0, start_char_index: 0, end_char_index: 1 }] } : {}),
+      };
     case "image":
       return { type: "image", source: { type: "base64", media_type: pick(r, ["image/png", "image/jpeg", "image/gif", "image/webp"]), data: PNG }, ...cc(r) };
     case "image-url":
       return { type: "image", source: { type: "url", url: "https://example.com/cat.png" } };
     case "pdf":
-      return { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0xLjQK" }, ...(maybe(r) ? { title: "Report" } : {}), ...(maybe(r) ? { context: "Q3" } : {}), ...(maybe(r) ? { citations: { enabled: true } } : {}), ...cc(r) };
+      return {
+        type: "document",
+        source: { type: "base64", media_type: "application/pdf", data: "JVBERi0xLjQK" },
+        ...(maybe(r) ? { title: "Report" } : {}),
+        ...(maybe(r) ? { context: "Q3" } : {}),
+        ...(maybe(r) ? { citations: { enabled: true } } : {}),
+        ...cc(r),
+      };
     case "doc-text":
       return { type: "document", source: { type: "text", media_type: "text/plain", data: word(r) }, ...(maybe(r) ? { title: "Notes" } : {}) };
     default:
@@ -57,7 +68,11 @@ function conversation(r: R): any[] {
     const shape = pick(r, ["string", "blocks", "image", "none"]);
     if (shape === "string") result.content = word(r);
     if (shape === "blocks") result.content = [{ type: "text", text: word(r) }];
-    if (shape === "image") result.content = [{ type: "text", text: "screenshot" }, { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }];
+    if (shape === "image")
+      result.content = [
+        { type: "text", text: "screenshot" },
+        { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
+      ];
     if (maybe(r, 0.2)) result.is_error = true;
     msgs.push({ role: "user", content: [result, ...(maybe(r, 0.3) ? [{ type: "text", text: word(r) }] : [])] });
   }
@@ -66,7 +81,13 @@ function conversation(r: R): any[] {
 
 function request(r: R): any {
   const req: any = { model: pick(r, ["claude-sonnet-4-6", "claude-opus-4-1"]), max_tokens: 2048 + Math.floor(r() * 4096), messages: conversation(r) };
-  if (maybe(r)) req.system = maybe(r) ? "You are terse." : [{ type: "text", text: "Rules." }, { type: "text", text: "More rules.", cache_control: { type: "ephemeral" } }];
+  if (maybe(r))
+    req.system = maybe(r)
+      ? "You are terse."
+      : [
+          { type: "text", text: "Rules." },
+          { type: "text", text: "More rules.", cache_control: { type: "ephemeral" } },
+        ];
   if (maybe(r, 0.3)) req.metadata = { user_id: "user-123" };
   if (maybe(r, 0.3)) req.stop_sequences = ["END", "STOP"];
   if (maybe(r, 0.4)) req.temperature = Math.round(r() * 100) / 100;
@@ -140,9 +161,25 @@ t.test("generated requests survive Anthropic -> neutral -> Anthropic", async (t)
 t.test("table cases", async (t) => {
   const cases: [string, any][] = [
     ["string content and system", { model: "m", max_tokens: 10, system: "be brief", messages: [{ role: "user", content: "hi" }] }],
-    ["output_format (beta spelling) comes back as output_config.format", { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }], output_format: { type: "json_schema", schema: { type: "object" } } }],
-    ["a final assistant message is continued", { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "Once upon" }] }],
-    ["mcp servers and other unknown fields ride along", { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }], mcp_servers: [{ type: "url", url: "https://mcp.example.com", name: "x" }], context_management: { edits: [] } }],
+    [
+      "output_format (beta spelling) comes back as output_config.format",
+      { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }], output_format: { type: "json_schema", schema: { type: "object" } } },
+    ],
+    [
+      "a final assistant message is continued",
+      {
+        model: "m",
+        max_tokens: 10,
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "Once upon" },
+        ],
+      },
+    ],
+    [
+      "mcp servers and other unknown fields ride along",
+      { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }], mcp_servers: [{ type: "url", url: "https://mcp.example.com", name: "x" }], context_management: { edits: [] } },
+    ],
   ];
   for (const [name, req] of cases) t.same(normalize(roundTrip(req)), normalize(req), name);
 });
@@ -158,7 +195,12 @@ const canon = (m: any) =>
       content: m.content.map((b: any) => (b.type === "text" && !b.citations?.length ? { type: "text", text: b.text } : b)),
       stop_reason: m.stop_reason,
       stop_sequence: m.stop_sequence ?? null,
-      usage: { input_tokens: m.usage.input_tokens, output_tokens: m.usage.output_tokens, cache_creation_input_tokens: m.usage.cache_creation_input_tokens ?? 0, cache_read_input_tokens: m.usage.cache_read_input_tokens ?? 0 },
+      usage: {
+        input_tokens: m.usage.input_tokens,
+        output_tokens: m.usage.output_tokens,
+        cache_creation_input_tokens: m.usage.cache_creation_input_tokens ?? 0,
+        cache_read_input_tokens: m.usage.cache_read_input_tokens ?? 0,
+      },
     }),
   );
 
@@ -178,9 +220,19 @@ const RESPONSES: [string, any][] = [
       usage: { input_tokens: 5, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
     },
   ],
-  ...(["max_tokens", "pause_turn", "refusal", "model_context_window_exceeded"] as const).map(
-    (stop): [string, any] => [`stop_reason ${stop}`, { id: "msg_s", type: "message", role: "assistant", model: "claude-x", content: [{ type: "text", text: "x" }], stop_reason: stop, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }],
-  ),
+  ...(["max_tokens", "pause_turn", "refusal", "model_context_window_exceeded"] as const).map((stop): [string, any] => [
+    `stop_reason ${stop}`,
+    {
+      id: "msg_s",
+      type: "message",
+      role: "assistant",
+      model: "claude-x",
+      content: [{ type: "text", text: "x" }],
+      stop_reason: stop,
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    },
+  ]),
 ];
 
 t.test("responses survive Anthropic -> neutral -> Anthropic, whole and streamed", async (t) => {
@@ -191,11 +243,20 @@ t.test("responses survive Anthropic -> neutral -> Anthropic, whole and streamed"
     if (want.stop_reason === "refusal") delete (back as any).stop_details;
     t.same(canon(back), want, `${name} (whole)`);
     const tr = new AnthropicStreamTranslator({ model: m.model, channel: "c" });
-    const streamed = await collectStream(guardStream((async function* () { for (const e of messageAsEvents(m)) yield* tr.push(e); })()));
+    const streamed = await collectStream(
+      guardStream(
+        (async function* () {
+          for (const e of messageAsEvents(m)) yield* tr.push(e);
+        })(),
+      ),
+    );
     t.same(canon(fromCoreMessage(streamed, { id: "fallback", model: "fallback" })), want, `${name} (streamed)`);
   }
   const extra = fromVendorResponse(fixture("anthropic/message-thinking-tool.json"), { model: "m", channel: "c" });
   t.same(extra.vendorExtras.anthropic, { usage: { service_tier: "standard" } }, "fields the neutral model does not name are kept in vendor_extras");
-  const withContainer = fromVendorResponse({ ...fixture("anthropic/message-text.json"), container: { id: "c1", expires_at: "2026-01-01T00:00:00Z" }, stop_details: null }, { model: "m", channel: "c" });
+  const withContainer = fromVendorResponse(
+    { ...fixture("anthropic/message-text.json"), container: { id: "c1", expires_at: "2026-01-01T00:00:00Z" }, stop_details: null },
+    { model: "m", channel: "c" },
+  );
   t.same(withContainer.vendorExtras.anthropic, { container: { id: "c1", expires_at: "2026-01-01T00:00:00Z" }, usage: { service_tier: "standard" } });
 });

@@ -3,7 +3,18 @@
 import t from "tap";
 import { clone, create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { BlockReason, ChatInputSchema, PartSchema, ToolChoiceSchema, FinishReason, HarmCategory, HarmProbability, Modality, Role, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import {
+  BlockReason,
+  ChatInputSchema,
+  PartSchema,
+  ToolChoiceSchema,
+  FinishReason,
+  HarmCategory,
+  HarmProbability,
+  Modality,
+  Role,
+  type StreamGenerateResponse,
+} from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { geminiChatProvider } from "../../../src/providers/gemini/provider.js";
 import { geminiHeaders } from "../../../src/providers/gemini/client.js";
 import { collectStream } from "../../../src/core/chat/stream.js";
@@ -26,7 +37,10 @@ t.teardown(() => up.pools.close());
 const provider = geminiChatProvider(up);
 const ctx = (signal = new AbortController().signal) => ({ signal, requestId: "req_g", upstreamModel: "models/gemini-2.5-flash" });
 const failure = async (p: Promise<unknown>) => {
-  const err = (await p.then(() => undefined, (e: unknown) => e)) as ConnectError;
+  const err = (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as ConnectError;
   if (!(err instanceof ConnectError)) throw new Error("expected a ConnectError");
   return { err, what: [Code[err.code], errorDetail(err)?.reason] };
 };
@@ -47,9 +61,18 @@ t.test("generateContent: path, key header, text, safety ratings, usage", async (
   t.equal(r.modelVersion, "gemini-2.5-flash");
   const c = r.candidates[0]!;
   t.equal(c.finishReason, FinishReason.STOP);
-  t.same(c.safetyRatings.map((s) => [s.category, s.probability]), [[HarmCategory.HARASSMENT, HarmProbability.NEGLIGIBLE], [HarmCategory.DANGEROUS_CONTENT, HarmProbability.LOW]]);
+  t.same(
+    c.safetyRatings.map((s) => [s.category, s.probability]),
+    [
+      [HarmCategory.HARASSMENT, HarmProbability.NEGLIGIBLE],
+      [HarmCategory.DANGEROUS_CONTENT, HarmProbability.LOW],
+    ],
+  );
   t.same([r.usage?.inputTokens, r.usage?.outputTokens], [4n, 2n]);
-  t.same(r.usage?.inputDetails.map((d) => [d.modality, d.tokenCount]), [[Modality.TEXT, 4n]]);
+  t.same(
+    r.usage?.inputDetails.map((d) => [d.modality, d.tokenCount]),
+    [[Modality.TEXT, 4n]],
+  );
 });
 
 t.test("thinking and a signed function call; cached tokens", async (t) => {
@@ -64,7 +87,11 @@ t.test("thinking and a signed function call; cached tokens", async (t) => {
   t.equal(r.candidates[0]!.finishReason, FinishReason.TOOL_USE);
   t.equal(r.candidates[0]!.vendorFinishReason, "STOP");
   t.same([r.usage?.inputTokens, r.usage?.cacheReadTokens, r.usage?.outputTokens, r.usage?.thinkingTokens], [200n, 1000n, 60n, 45n]);
-  t.same(r.usage?.inputDetails.map((d) => d.tokenCount), [200n], "per-modality input excludes the cached part");
+  t.same(
+    r.usage?.inputDetails.map((d) => d.tokenCount),
+    [200n],
+    "per-modality input excludes the cached part",
+  );
 });
 
 t.test("a blocked prompt", async (t) => {
@@ -85,7 +112,10 @@ t.test("stream text over alt=sse", async (t) => {
   const req = fake.requests.at(-1)!;
   t.equal(req.path, "/v1beta/models/gemini-2.5-flash:streamGenerateContent");
   t.equal(req.query.get("alt"), "sse");
-  t.same(r.candidates[0]!.parts.map((p) => p.kind.value), [{ $typeName: "omnigate.chat.v1.TextPart", text: "Hello!", citations: [] }]);
+  t.same(
+    r.candidates[0]!.parts.map((p) => p.kind.value),
+    [{ $typeName: "omnigate.chat.v1.TextPart", text: "Hello!", citations: [] }],
+  );
   t.same([r.usage?.inputTokens, r.usage?.outputTokens], [4n, 3n]);
   t.equal(r.id, "r-stream");
 });
@@ -95,11 +125,17 @@ t.test("stream: thoughts, text, signed calls", async (t) => {
   reply = { chunks: sseChunks("gemini/stream-thinking-tools.sse") };
   const r = await collectStream(guardStream(provider.stream(input, ctx())));
   const parts = r.candidates[0]!.parts;
-  t.same(parts.map((p) => p.kind.case), ["thinking", "text", "toolCall", "toolCall"]);
+  t.same(
+    parts.map((p) => p.kind.case),
+    ["thinking", "text", "toolCall", "toolCall"],
+  );
   t.same(parts[0]!.kind.value, { $typeName: "omnigate.chat.v1.Thinking", text: "**Thinking** about the weather." });
   t.same(parts[2]!.signature?.value, "CiQBsigOfCall==");
   t.notOk(parts[3]!.signature);
-  t.same(parts.slice(2).map((p) => p.kind.case === "toolCall" && p.kind.value.arguments), [{ city: "Paris" }, { city: "Rome" }]);
+  t.same(
+    parts.slice(2).map((p) => p.kind.case === "toolCall" && p.kind.value.arguments),
+    [{ city: "Paris" }, { city: "Rome" }],
+  );
   t.equal(r.candidates[0]!.finishReason, FinishReason.TOOL_USE);
   t.same([r.usage?.outputTokens, r.usage?.thinkingTokens], [60n, 40n]);
 });
@@ -154,7 +190,10 @@ t.test("countTokens sends a generateContentRequest", async (t) => {
   t.equal(req.path, "/v1beta/models/gemini-2.5-flash:countTokens");
   t.same(req.body, { generateContentRequest: { contents: [{ role: "user", parts: [{ text: "hi" }] }], systemInstruction: { parts: [{ text: "sys" }] }, model: "models/gemini-2.5-flash" } });
   t.same([r.inputTokens, r.cachedTokens], [21n, 10n]);
-  t.same(r.inputDetails.map((d) => [d.modality, d.tokenCount]), [[Modality.TEXT, 31n]]);
+  t.same(
+    r.inputDetails.map((d) => [d.modality, d.tokenCount]),
+    [[Modality.TEXT, 31n]],
+  );
 });
 
 t.test("a base URL without a version gets /v1beta; the array form of a stream is read too", async (t) => {

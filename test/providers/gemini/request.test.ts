@@ -69,7 +69,11 @@ t.test("contents, system instruction, generation config, safety", async (t) => {
 
 t.test("the newer enum values go out by name", async (t) => {
   const { body } = toVendorRequest(
-    input({ turns: [user("q")], config: { responseModalities: [Modality.TEXT, Modality.VIDEO] }, safetySettings: [{ category: HarmCategory.JAILBREAK, threshold: HarmBlockThreshold.BLOCK_LOW_AND_ABOVE }] }),
+    input({
+      turns: [user("q")],
+      config: { responseModalities: [Modality.TEXT, Modality.VIDEO] },
+      safetySettings: [{ category: HarmCategory.JAILBREAK, threshold: HarmBlockThreshold.BLOCK_LOW_AND_ABOVE }],
+    }),
   );
   t.same(body.generationConfig?.responseModalities, ["TEXT", "VIDEO"]);
   t.same(body.safetySettings, [{ category: "HARM_CATEGORY_JAILBREAK", threshold: "BLOCK_LOW_AND_ABOVE" }]);
@@ -83,7 +87,11 @@ t.test("thinking config from other formats", async (t) => {
   t.same(tc({ enabled: false }), { thinkingBudget: 0 });
   t.same(tc({ enabled: true, includeThoughts: true }), { includeThoughts: true, thinkingBudget: -1 });
   t.same(tc({ effort: "high" }), { thinkingLevel: "HIGH" });
-  t.same([tc({ effort: "xhigh" }), tc({ effort: "max" }), tc({ effort: "minimal" })], [{ thinkingLevel: "HIGH" }, { thinkingLevel: "HIGH" }, { thinkingLevel: "MINIMAL" }], "Gemini's levels stop at HIGH");
+  t.same(
+    [tc({ effort: "xhigh" }), tc({ effort: "max" }), tc({ effort: "minimal" })],
+    [{ thinkingLevel: "HIGH" }, { thinkingLevel: "HIGH" }, { thinkingLevel: "MINIMAL" }],
+    "Gemini's levels stop at HIGH",
+  );
   t.same(tc({ enabled: true, budgetTokens: 2048, includeThoughts: false, display: "omitted" }), { thinkingBudget: 2048 }, "omitted thoughts are not asked for");
 });
 
@@ -110,17 +118,23 @@ t.test("signatures: Gemini's travel back, others are dropped, a step's signature
             { kind: { case: "toolCall", value: { id: "c2", name: "f", arguments: { a: 2 } } } },
           ],
         },
-        { role: Role.USER, parts: [{ kind: { case: "toolResult", value: { callId: "c1", content: [text("r1")] } } }, { kind: { case: "toolResult", value: { callId: "c2", name: "f", structured: { ok: true } } } }] },
+        {
+          role: Role.USER,
+          parts: [{ kind: { case: "toolResult", value: { callId: "c1", content: [text("r1")] } } }, { kind: { case: "toolResult", value: { callId: "c2", name: "f", structured: { ok: true } } } }],
+        },
       ],
     }),
   );
-  t.same(body.contents[1], { role: "model", parts: [{ text: "gemini thought", thought: true }, { text: "answer", thoughtSignature: "G_TEXT" }] });
-  t.same(body.contents[3], {
+  t.same(body.contents[1], {
     role: "model",
     parts: [
-      { functionCall: { id: "c1", name: "f", args: { a: 1 } }, thoughtSignature: "G_STEP" },
-      { functionCall: { id: "c2", name: "f", args: { a: 2 } } },
+      { text: "gemini thought", thought: true },
+      { text: "answer", thoughtSignature: "G_TEXT" },
     ],
+  });
+  t.same(body.contents[3], {
+    role: "model",
+    parts: [{ functionCall: { id: "c1", name: "f", args: { a: 1 } }, thoughtSignature: "G_STEP" }, { functionCall: { id: "c2", name: "f", args: { a: 2 } } }],
   });
   t.same(body.contents[4], {
     role: "user",
@@ -142,8 +156,24 @@ t.test("tools, tool config, schemas", async (t) => {
     input({
       turns: [user("q")],
       tools: [
-        { kind: { case: "function", value: { name: "simple", description: "d", parameters: { type: "object", properties: { a: { type: ["string", "null"], enum: ["x", null] } }, required: ["a"] } } } },
-        { kind: { case: "function", value: { name: "rich", parameters: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", additionalProperties: false, properties: { b: { $ref: "#/$defs/B" } }, $defs: { B: { type: "number" } } } } } },
+        {
+          kind: { case: "function", value: { name: "simple", description: "d", parameters: { type: "object", properties: { a: { type: ["string", "null"], enum: ["x", null] } }, required: ["a"] } } },
+        },
+        {
+          kind: {
+            case: "function",
+            value: {
+              name: "rich",
+              parameters: {
+                $schema: "http://json-schema.org/draft-07/schema#",
+                type: "object",
+                additionalProperties: false,
+                properties: { b: { $ref: "#/$defs/B" } },
+                $defs: { B: { type: "number" } },
+              },
+            },
+          },
+        },
         { kind: { case: "function", value: { name: "bare" } } },
         { kind: { case: "codeExecution", value: {} } },
         { kind: { case: "vendor", value: { type: "googleSearch", name: "googleSearch", config: {} } } },
@@ -172,11 +202,23 @@ t.test("tools, tool config, schemas", async (t) => {
 
 t.test("schema conversion table", async (t) => {
   const cases: [unknown, unknown][] = [
-    [{ type: "integer", minimum: 1, description: "n" }, { type: "INTEGER", minimum: 1, description: "n" }],
-    [{ type: "array", items: { type: "string" }, minItems: 1 }, { type: "ARRAY", items: { type: "STRING" }, minItems: 1 }],
+    [
+      { type: "integer", minimum: 1, description: "n" },
+      { type: "INTEGER", minimum: 1, description: "n" },
+    ],
+    [
+      { type: "array", items: { type: "string" }, minItems: 1 },
+      { type: "ARRAY", items: { type: "STRING" }, minItems: 1 },
+    ],
     [{ anyOf: [{ type: "string" }, { type: "null" }] }, { anyOf: [{ type: "STRING" }, { type: "NULL" }] }],
-    [{ type: "string", examples: ["e"] }, { type: "STRING", example: "e" }],
-    [{ type: "object", propertyOrdering: ["b", "a"], required: ["a"] }, { type: "OBJECT", propertyOrdering: ["b", "a"], required: ["a"] }],
+    [
+      { type: "string", examples: ["e"] },
+      { type: "STRING", example: "e" },
+    ],
+    [
+      { type: "object", propertyOrdering: ["b", "a"], required: ["a"] },
+      { type: "OBJECT", propertyOrdering: ["b", "a"], required: ["a"] },
+    ],
     [{ type: "null" }, { type: "NULL" }],
     [{ type: "type_unspecified" }, undefined],
     [{ type: "object", additionalProperties: false }, undefined],
@@ -202,7 +244,9 @@ t.test("media, refusals, tool results without a name", async (t) => {
     }),
   );
   t.same(body.contents[0]!.parts, [{ inlineData: { mimeType: "image/png", data: "AQID" } }, { fileData: { mimeType: "video/mp4", fileUri: "gs://bucket/v.mp4" } }]);
-  const e1 = t.throws(() => toVendorRequest(input({ turns: [{ role: Role.USER, parts: [{ kind: { case: "media", value: { mimeType: "image/png", source: { case: "uri", value: "https://x/y.png" } } } }] }] }))) as ConnectError;
+  const e1 = t.throws(() =>
+    toVendorRequest(input({ turns: [{ role: Role.USER, parts: [{ kind: { case: "media", value: { mimeType: "image/png", source: { case: "uri", value: "https://x/y.png" } } } }] }] })),
+  ) as ConnectError;
   t.equal(errorDetail(e1)?.field, "turns[0].parts[0].media");
   const e2 = t.throws(() => toVendorRequest(input({ turns: [{ role: Role.USER, parts: [{ kind: { case: "toolResult", value: { callId: "nope" } } }] }] }))) as ConnectError;
   t.equal(errorDetail(e2)?.field, "turns[0].parts[0].tool_result.name");
@@ -213,7 +257,17 @@ t.test("media, refusals, tool results without a name", async (t) => {
       turns: [
         user("q"),
         { role: Role.ASSISTANT, parts: [{ kind: { case: "toolCall", value: { id: "s", name: "shot", arguments: {} } } }] },
-        { role: Role.USER, parts: [{ kind: { case: "toolResult", value: { callId: "s", content: [text("here"), { kind: { case: "media", value: { mimeType: "image/png", source: { case: "data", value: new Uint8Array([7]) } } } }] } } }] },
+        {
+          role: Role.USER,
+          parts: [
+            {
+              kind: {
+                case: "toolResult",
+                value: { callId: "s", content: [text("here"), { kind: { case: "media", value: { mimeType: "image/png", source: { case: "data", value: new Uint8Array([7]) } } } }] },
+              },
+            },
+          ],
+        },
       ],
     }),
   ).body;
@@ -227,12 +281,19 @@ t.test("Gemini's own settings: a part's extras join the part, toolConfig extras 
       turns: [
         {
           role: Role.USER,
-          parts: [{ kind: { case: "media", value: { mimeType: "video/mp4", source: { case: "data", value: bytes } } }, vendorExtras: { gemini: { videoMetadata: { fps: 2 } } } }, text("what happens?")],
+          parts: [
+            { kind: { case: "media", value: { mimeType: "video/mp4", source: { case: "data", value: bytes } } }, vendorExtras: { gemini: { videoMetadata: { fps: 2 } } } },
+            text("what happens?"),
+          ],
         },
       ],
       toolChoice: { mode: ToolChoiceMode.ANY, allowedNames: [] },
       tools: [{ kind: { case: "function", value: { name: "f", parameters: { type: "object" } } } }],
-      vendorExtras: { gemini: { serviceTier: "flex", toolConfig: { retrievalConfig: { languageCode: "nl" } } }, anthropic: { service_tier: "auto", inference_geo: "eu" }, openai: { serviceTier: "x", labels: { a: "b" } } },
+      vendorExtras: {
+        gemini: { serviceTier: "flex", toolConfig: { retrievalConfig: { languageCode: "nl" } } },
+        anthropic: { service_tier: "auto", inference_geo: "eu" },
+        openai: { serviceTier: "x", labels: { a: "b" } },
+      },
     }),
   );
   t.same(body.contents[0]!.parts[0], { inlineData: { mimeType: "video/mp4", data: Buffer.from(bytes).toString("base64") }, videoMetadata: { fps: 2 } });
@@ -255,7 +316,12 @@ t.test("a system turn is a user turn marked as a system instruction; it does not
   const result = { kind: { case: "toolResult" as const, value: { callId: "c1", name: "f", content: [text("ok")] } } };
   const { body } = toVendorRequest(
     input({
-      turns: [user("go"), { role: Role.ASSISTANT, parts: [call] }, { role: Role.SYSTEM, parts: [text("Be terse."), { kind: { case: "thinking", value: { text: "t" } } }] }, { role: Role.USER, parts: [result] }],
+      turns: [
+        user("go"),
+        { role: Role.ASSISTANT, parts: [call] },
+        { role: Role.SYSTEM, parts: [text("Be terse."), { kind: { case: "thinking", value: { text: "t" } } }] },
+        { role: Role.USER, parts: [result] },
+      ],
     }),
   );
   t.same(body.contents[2], { role: "user", parts: [{ text: "<system_instruction>\nBe terse.\n</system_instruction>" }, { text: "t", thought: true }] }, "texts marked, a thought not");
@@ -265,8 +331,18 @@ t.test("a system turn is a user turn marked as a system instruction; it does not
 t.test("a GenAI client's own fields: whole parts, content and declaration fields, newer tools; another vendor's tool is refused", async (t) => {
   const { body } = toVendorRequest(
     input({
-      system: [{ kind: { case: "text", value: { text: "Sys" } }, vendorExtras: { gemini: { futureFlag: true } } }, { vendorExtras: { gemini: { futureSystemPart: {} } } }, { vendorExtras: { anthropic: { type: "future_block" } } }],
-      turns: [{ role: Role.USER, parts: [text("hi"), { vendorExtras: { gemini: { futurePart: { x: 1 } } } }, { vendorExtras: { anthropic: { type: "future_block" } } }], vendorExtras: { gemini: { futureContentField: "c" } } }],
+      system: [
+        { kind: { case: "text", value: { text: "Sys" } }, vendorExtras: { gemini: { futureFlag: true } } },
+        { vendorExtras: { gemini: { futureSystemPart: {} } } },
+        { vendorExtras: { anthropic: { type: "future_block" } } },
+      ],
+      turns: [
+        {
+          role: Role.USER,
+          parts: [text("hi"), { vendorExtras: { gemini: { futurePart: { x: 1 } } } }, { vendorExtras: { anthropic: { type: "future_block" } } }],
+          vendorExtras: { gemini: { futureContentField: "c" } },
+        },
+      ],
       tools: [
         { kind: { case: "function", value: { name: "f", description: "d" } }, vendorExtras: { gemini: { behavior: "NON_BLOCKING" }, anthropic: { strict: true } } },
         { kind: { case: "vendor", value: { type: "futureTool", name: "futureTool", config: { a: 1 }, vendor: "gemini" } } },
@@ -280,6 +356,8 @@ t.test("a GenAI client's own fields: whole parts, content and declaration fields
   t.same(body.tools, [{ functionDeclarations: [{ behavior: "NON_BLOCKING", name: "f", description: "d" }] }, { futureTool: { a: 1 } }]);
   t.same(body.generationConfig, { futureKnob: 1, thinkingConfig: { includeThoughts: true, thinkingLevel: "ULTRA" } }, "laid over what was built");
   t.same(body.toolConfig, { functionCallingConfig: { mode: "FUTURE" } });
-  const e = t.throws(() => toVendorRequest(input({ turns: [user("hi")], tools: [{ kind: { case: "vendor", value: { type: "future_tool_20270101", name: "ft", vendor: "anthropic" } } }] }))) as ConnectError;
+  const e = t.throws(() =>
+    toVendorRequest(input({ turns: [user("hi")], tools: [{ kind: { case: "vendor", value: { type: "future_tool_20270101", name: "ft", vendor: "anthropic" } } }] })),
+  ) as ConnectError;
   t.equal(errorDetail(e)?.field, "tools[0]");
 });

@@ -49,7 +49,10 @@ function contents(r: R): any[] {
     for (let c = 0; c < calls; c++) {
       const id = `fc-${i}-${c}-${num(r)}`;
       ids.push(id);
-      parts.push({ functionCall: { id, name: pick(r, ["get_weather", "get_time"]), args: { city: word(r), n: num(r), deep: { list: [1, "two", null] } } }, ...(c === 0 ? { thoughtSignature: `CiQB${num(r)}==` } : {}) });
+      parts.push({
+        functionCall: { id, name: pick(r, ["get_weather", "get_time"]), args: { city: word(r), n: num(r), deep: { list: [1, "two", null] } } },
+        ...(c === 0 ? { thoughtSignature: `CiQB${num(r)}==` } : {}),
+      });
     }
     out.push({ role: "model", parts });
     out.push({ role: "user", parts: ids.map((id) => ({ functionResponse: { id, name: "get_weather", response: maybe(r, 0.2) ? { error: "no such city" } : { temp: num(r), unit: "C" } } })) });
@@ -58,7 +61,16 @@ function contents(r: R): any[] {
   return out;
 }
 
-const SCHEMA = { type: "OBJECT", properties: { city: { type: "STRING", description: "City" }, days: { type: "INTEGER", minimum: 1, maximum: 7 }, tags: { type: "ARRAY", items: { type: "STRING", enum: ["a", "b"] } }, note: { type: "STRING", nullable: true } }, required: ["city"] };
+const SCHEMA = {
+  type: "OBJECT",
+  properties: {
+    city: { type: "STRING", description: "City" },
+    days: { type: "INTEGER", minimum: 1, maximum: 7 },
+    tags: { type: "ARRAY", items: { type: "STRING", enum: ["a", "b"] } },
+    note: { type: "STRING", nullable: true },
+  },
+  required: ["city"],
+};
 
 function request(r: R): any {
   const req: any = { contents: contents(r) };
@@ -76,7 +88,13 @@ function request(r: R): any {
     ];
     if (maybe(r)) req.toolConfig = { functionCallingConfig: pick(r, [{ mode: "AUTO" }, { mode: "NONE" }, { mode: "ANY" }, { mode: "ANY", allowedFunctionNames: ["get_weather"] }]) };
   }
-  if (maybe(r, 0.4)) req.safetySettings = [{ category: pick(r, ["HARM_CATEGORY_HARASSMENT", "HARM_CATEGORY_HATE_SPEECH", "HARM_CATEGORY_SEXUALLY_EXPLICIT", "HARM_CATEGORY_DANGEROUS_CONTENT", "HARM_CATEGORY_CIVIC_INTEGRITY"]), threshold: pick(r, ["BLOCK_NONE", "BLOCK_ONLY_HIGH", "BLOCK_MEDIUM_AND_ABOVE", "BLOCK_LOW_AND_ABOVE", "OFF"]) }];
+  if (maybe(r, 0.4))
+    req.safetySettings = [
+      {
+        category: pick(r, ["HARM_CATEGORY_HARASSMENT", "HARM_CATEGORY_HATE_SPEECH", "HARM_CATEGORY_SEXUALLY_EXPLICIT", "HARM_CATEGORY_DANGEROUS_CONTENT", "HARM_CATEGORY_CIVIC_INTEGRITY"]),
+        threshold: pick(r, ["BLOCK_NONE", "BLOCK_ONLY_HIGH", "BLOCK_MEDIUM_AND_ABOVE", "BLOCK_LOW_AND_ABOVE", "OFF"]),
+      },
+    ];
   const g: any = {};
   if (maybe(r)) g.maxOutputTokens = 1 + num(r);
   if (maybe(r)) g.temperature = Math.round(r() * 200) / 100;
@@ -104,7 +122,13 @@ function request(r: R): any {
   if (th !== "none") {
     g.thinkingConfig = {
       ...(maybe(r) ? { includeThoughts: true } : {}),
-      ...(th === "budget" ? { thinkingBudget: 1 + Math.floor(r() * 8192) } : th === "dynamic" ? { thinkingBudget: -1 } : th === "off" ? { thinkingBudget: 0 } : { thinkingLevel: pick(r, ["LOW", "HIGH"]) }),
+      ...(th === "budget"
+        ? { thinkingBudget: 1 + Math.floor(r() * 8192) }
+        : th === "dynamic"
+          ? { thinkingBudget: -1 }
+          : th === "off"
+            ? { thinkingBudget: 0 }
+            : { thinkingLevel: pick(r, ["LOW", "HIGH"]) }),
     };
   }
   if (Object.keys(g).length) req.generationConfig = g;
@@ -186,7 +210,10 @@ const RESPONSES: [string, any, boolean][] = [
         toolUsePromptTokenCount: 5,
         thoughtsTokenCount: 12,
         totalTokenCount: 147,
-        promptTokensDetails: [{ modality: "TEXT", tokenCount: 80 }, { modality: "IMAGE", tokenCount: 20 }],
+        promptTokensDetails: [
+          { modality: "TEXT", tokenCount: 80 },
+          { modality: "IMAGE", tokenCount: 20 },
+        ],
         cacheTokensDetails: [{ modality: "TEXT", tokenCount: 40 }],
         candidatesTokensDetails: [{ modality: "TEXT", tokenCount: 30 }],
         toolUsePromptTokensDetails: [{ modality: "TEXT", tokenCount: 5 }],
@@ -203,7 +230,13 @@ t.test("responses survive Gemini -> neutral -> Gemini, whole and streamed", asyn
     const neutral = fromVendorResponse(r, { model: "gemini-2.5-flash", channel: "c", newId: idSource("x", "call_") });
     t.same(canon(fromCoreResponse(neutral, { includeThoughts }), r), r, `${name} (whole)`);
     const tr = new GeminiStreamTranslator({ model: "gemini-2.5-flash", channel: "c", newId: idSource("x", "call_") });
-    const streamed = await collectStream(guardStream((async function* () { yield* tr.push(r); })()));
+    const streamed = await collectStream(
+      guardStream(
+        (async function* () {
+          yield* tr.push(r);
+        })(),
+      ),
+    );
     streamed.candidates.forEach((c, i) => (c.finishMessage = neutral.candidates[i]!.finishMessage));
     streamed.candidates.forEach((c, i) => {
       c.citationMetadata = neutral.candidates[i]!.citationMetadata;

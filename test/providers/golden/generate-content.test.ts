@@ -36,10 +36,14 @@ async function ask(ai: GenAI, stream: boolean, contents: Content[], config: unkn
 function checkSecondRequest(up: Routed, body: any): Check[] {
   const t = checks();
   if (up.vendor === "anthropic") {
-    t.same(body.messages[1].content, [
-      { type: "thinking", thinking: THOUGHT_1, signature: ANTHROPIC_SIG_1 },
-      { type: "tool_use", id: ANTHROPIC_TOOL_ID, name: "get_weather", input: { city: "Paris" } },
-    ], "Anthropic's thinking signature made the round trip through a Gemini client");
+    t.same(
+      body.messages[1].content,
+      [
+        { type: "thinking", thinking: THOUGHT_1, signature: ANTHROPIC_SIG_1 },
+        { type: "tool_use", id: ANTHROPIC_TOOL_ID, name: "get_weather", input: { city: "Paris" } },
+      ],
+      "Anthropic's thinking signature made the round trip through a Gemini client",
+    );
     t.same(body.messages[2].content[0].tool_use_id, ANTHROPIC_TOOL_ID);
     t.match(body.messages[2].content[0].content, [{ type: "text", text: /sunny/ }]);
   } else if (up.vendor === "openai") {
@@ -80,9 +84,17 @@ for (const vendor of VENDORS) {
           if (vendor === "gemini") t.equal(call?.thoughtSignature, GEMINI_SIG_1, "raw when Gemini issued it");
           t.equal(first.last.candidates![0]!.finishReason, "STOP");
 
-          const second = await ask(ai, stream, [question, first.content, { role: "user", parts: [{ functionResponse: { id: call!.functionCall!.id, name: "get_weather", response: { output: "sunny, 21C" } } }] }], CONFIG);
+          const second = await ask(
+            ai,
+            stream,
+            [question, first.content, { role: "user", parts: [{ functionResponse: { id: call!.functionCall!.id, name: "get_weather", response: { output: "sunny, 21C" } } }] }],
+            CONFIG,
+          );
           for (const [found, wanted, message] of checkSecondRequest(up, up.fake.requests.at(-1)!.body)) t.same(found, wanted, message ?? "upstream request");
-          const text = second.content.parts!.filter((p) => !p.thought).map((p) => p.text ?? "").join("");
+          const text = second.content
+            .parts!.filter((p) => !p.thought)
+            .map((p) => p.text ?? "")
+            .join("");
           t.equal(text, ANSWER);
           t.equal(second.content.parts!.find((p) => p.thought)?.text, THOUGHT_2);
           t.equal(second.last.candidates![0]!.finishReason, "STOP");
@@ -96,7 +108,10 @@ for (const vendor of VENDORS) {
       if (vendor !== "openai") t.equal(count.totalTokens, 42, "counted by the upstream");
       const m = await ai.models.get({ model: MODEL });
       t.equal(m.name, `models/${MODEL}`);
-      const missing = await ai.models.generateContent({ model: "not-configured", contents: "x" }).then(() => undefined, (e: unknown) => e as { status: number; message: string });
+      const missing = await ai.models.generateContent({ model: "not-configured", contents: "x" }).then(
+        () => undefined,
+        (e: unknown) => e as { status: number; message: string },
+      );
       t.equal(missing?.status, 404);
       t.match(missing?.message, /NOT_FOUND/);
     });

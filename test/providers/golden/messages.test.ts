@@ -64,7 +64,10 @@ for (const vendor of VENDORS) {
           const base = { model: "gateway-chat", max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 1024 }, tools: [WEATHER_TOOL] };
           const question = { role: "user" as const, content: "What is the weather in Paris?" };
           const first = await ask(client, stream, { ...base, messages: [question] });
-          t.same(first.content.map((b) => b.type), ["thinking", "tool_use"]);
+          t.same(
+            first.content.map((b) => b.type),
+            ["thinking", "tool_use"],
+          );
           const thinking = first.content[0] as Anthropic.ThinkingBlock;
           const call = first.content[1] as Anthropic.ToolUseBlock;
           t.equal(thinking.thinking, THOUGHT_1);
@@ -75,10 +78,17 @@ for (const vendor of VENDORS) {
 
           const second = await ask(client, stream, {
             ...base,
-            messages: [question, { role: "assistant", content: first.content as Anthropic.ContentBlockParam[] }, { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "sunny, 21C" }] }],
+            messages: [
+              question,
+              { role: "assistant", content: first.content as Anthropic.ContentBlockParam[] },
+              { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "sunny, 21C" }] },
+            ],
           });
           for (const [found, wanted, message] of checkSecondRequest(up, up.fake.requests.at(-1)!.body)) t.same(found, wanted, message ?? "upstream request");
-          t.same(second.content.map((b) => b.type), ["thinking", "text"]);
+          t.same(
+            second.content.map((b) => b.type),
+            ["thinking", "text"],
+          );
           t.equal((second.content[0] as Anthropic.ThinkingBlock).thinking, THOUGHT_2);
           t.equal(textOf(second), ANSWER);
           t.equal(second.stop_reason, "end_turn");
@@ -93,7 +103,10 @@ for (const vendor of VENDORS) {
       if (vendor !== "openai") t.equal(count.input_tokens, 42, "counted by the upstream");
       const models = await client.models.list();
       t.same(models.data.map((m) => m.id).sort(), ["gateway-chat", "gemini-2.5-flash"].sort(), "the configured models are listed");
-      const missing = await client.messages.create({ model: "not-configured", max_tokens: 10, messages: [{ role: "user", content: "x" }] }).then(() => undefined, (e: unknown) => e as { status: number; error: { error: { type: string } } });
+      const missing = await client.messages.create({ model: "not-configured", max_tokens: 10, messages: [{ role: "user", content: "x" }] }).then(
+        () => undefined,
+        (e: unknown) => e as { status: number; error: { error: { type: string } } },
+      );
       t.equal(missing?.status, 404);
       t.equal(missing?.error.error.type, "not_found_error");
     });

@@ -13,7 +13,21 @@ import type { CallContext, ImageInput, ImageJob } from "../../../src/core/ports.
 const engine = localImageProvider({ blocklist: ["forbidden-topic"] });
 const ctx: CallContext = { signal: new AbortController().signal, requestId: "r", upstreamModel: "m" };
 const given: ImageJob["given"] = { size: "", quality: "", style: "", outputFormat: "", background: "", moderation: "", inputFidelity: "", responseFormat: "", user: "" };
-const job = (o: Partial<ImageJob>): ImageJob => ({ operation: "generate", profile: "IMG_MODEL_A", prompt: "a quiet harbour", images: [], n: 1, width: 128, height: 128, quality: "standard", style: "", outputFormat: "png", background: "opaque", given, ...o });
+const job = (o: Partial<ImageJob>): ImageJob => ({
+  operation: "generate",
+  profile: "IMG_MODEL_A",
+  prompt: "a quiet harbour",
+  images: [],
+  n: 1,
+  width: 128,
+  height: 128,
+  quality: "standard",
+  style: "",
+  outputFormat: "png",
+  background: "opaque",
+  given,
+  ...o,
+});
 const run = async (o: Partial<ImageJob>) => (await engine.run(job(o), ctx)).images.map((i) => Buffer.from(i.data));
 
 async function input(w: number, h: number, alphaAt?: (x: number, y: number) => number): Promise<ImageInput> {
@@ -23,7 +37,9 @@ async function input(w: number, h: number, alphaAt?: (x: number, y: number) => n
     const y = Math.floor(p / w);
     data.set([(x * 7) % 256, (y * 5) % 256, 90, alphaAt ? alphaAt(x, y) : 255], p * 4);
   }
-  const png = await sharp(data, { raw: { width: w, height: h, channels: 4 } }).png().toBuffer();
+  const png = await sharp(data, { raw: { width: w, height: h, channels: 4 } })
+    .png()
+    .toBuffer();
   return { data: png, mimeType: "image/png", filename: "in.png", format: "png", width: w, height: h };
 }
 const raw = async (b: Uint8Array) => (await sharp(b).ensureAlpha().raw().toBuffer({ resolveWithObject: true })).data;
@@ -139,7 +155,10 @@ t.test("stream: partial images of each image, sharper one after another, then th
   const result = events[6]!.kind === "result" ? events[6]!.result : undefined;
   const whole = await engine.run(job(o), ctx);
   t.same(result?.usage, whole.usage);
-  t.ok(result!.images.every((img, i) => Buffer.from(img.data).equals(Buffer.from(whole.images[i]!.data))), "the same images as run()");
+  t.ok(
+    result!.images.every((img, i) => Buffer.from(img.data).equals(Buffer.from(whole.images[i]!.data))),
+    "the same images as run()",
+  );
   const final = await raw(result!.images[0]!.data);
   let before = Infinity;
   for (const e of events.slice(0, 3)) {

@@ -69,12 +69,38 @@ export async function fakeUpstream(opts: { secret?: string; pollsToFinish?: numb
   };
 
   const view = (t: FakeTask) => {
-    const base = { id: t.id, action: t.action, prompt: t.prompt, promptEn: t.prompt, description: `/${t.action.toLowerCase()}`, state: null, submitTime: 1, startTime: null, finishTime: null, failReason: null, properties: { finalPrompt: t.prompt } };
+    const base = {
+      id: t.id,
+      action: t.action,
+      prompt: t.prompt,
+      promptEn: t.prompt,
+      description: `/${t.action.toLowerCase()}`,
+      state: null,
+      submitTime: 1,
+      startTime: null,
+      finishTime: null,
+      failReason: null,
+      properties: { finalPrompt: t.prompt },
+    };
     if (t.status === "MODAL") return { ...base, status: "MODAL", progress: "0%", imageUrl: null, buttons: [] };
     if (t.fail && t.polls >= 1) return { ...base, status: "FAILURE", progress: "", failReason: `upstream exploded ${UPSTREAM_MARKER}`, imageUrl: null, buttons: [] };
-    if (t.polls < state.pollsToFinish) return { ...base, status: "IN_PROGRESS", progress: `${Math.round((100 * t.polls) / state.pollsToFinish)}%`, imageUrl: t.polls > 0 ? `${state.url}/img/${t.id}-preview.png` : null, buttons: [] };
-    const describe = t.action === "DESCRIBE" ? { finalPrompt: "1️⃣ first prompt --ar 1:1\n\n2️⃣ second prompt\n\n3️⃣ third prompt\n\n4️⃣ fourth prompt" } : t.action === "SHORTEN" ? { finalPrompt: "## Important tokens\nx\n\n## Shortened prompts\n1️⃣ short one\n\n2️⃣ short two" } : {};
-    return { ...base, status: "SUCCESS", progress: "100%", imageUrl: t.action === "SHORTEN" ? null : `${state.url}/img/${t.id}.png`, finishTime: 2, properties: { ...base.properties, ...describe }, buttons: t.action === "SHORTEN" ? [] : buttons(t) };
+    if (t.polls < state.pollsToFinish)
+      return { ...base, status: "IN_PROGRESS", progress: `${Math.round((100 * t.polls) / state.pollsToFinish)}%`, imageUrl: t.polls > 0 ? `${state.url}/img/${t.id}-preview.png` : null, buttons: [] };
+    const describe =
+      t.action === "DESCRIBE"
+        ? { finalPrompt: "1️⃣ first prompt --ar 1:1\n\n2️⃣ second prompt\n\n3️⃣ third prompt\n\n4️⃣ fourth prompt" }
+        : t.action === "SHORTEN"
+          ? { finalPrompt: "## Important tokens\nx\n\n## Shortened prompts\n1️⃣ short one\n\n2️⃣ short two" }
+          : {};
+    return {
+      ...base,
+      status: "SUCCESS",
+      progress: "100%",
+      imageUrl: t.action === "SHORTEN" ? null : `${state.url}/img/${t.id}.png`,
+      finishTime: 2,
+      properties: { ...base.properties, ...describe },
+      buttons: t.action === "SHORTEN" ? [] : buttons(t),
+    };
   };
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
@@ -91,7 +117,9 @@ export async function fakeUpstream(opts: { secret?: string; pollsToFinish?: numb
       const base = id.replace(/-preview$/, "");
       const t = tasks.get(base);
       const size = id.endsWith("-preview") ? 8 : t?.grid ? 40 : 20;
-      const png = await sharp({ create: { width: size, height: size, channels: 3, background: { r: Number(base.slice(-2)) * 2, g: 100, b: 50 } } }).png().toBuffer();
+      const png = await sharp({ create: { width: size, height: size, channels: 3, background: { r: Number(base.slice(-2)) * 2, g: 100, b: 50 } } })
+        .png()
+        .toBuffer();
       res.setHeader("content-type", "image/png");
       return res.end(png);
     }
@@ -115,7 +143,10 @@ export async function fakeUpstream(opts: { secret?: string; pollsToFinish?: numb
         const parent = tasks.get(String(body.taskId));
         if (!parent) return json(res, 404, { code: 3, description: "task not found" });
         const upscale = /upsample::/.test(body.customId);
-        const t = newTask(upscale ? "UPSCALE" : parent.action === "DESCRIBE" ? "IMAGINE" : "VARIATION", parent.prompt, !upscale && !/upsample_v6/.test(body.customId), { customId: body.customId, ...hook });
+        const t = newTask(upscale ? "UPSCALE" : parent.action === "DESCRIBE" ? "IMAGINE" : "VARIATION", parent.prompt, !upscale && !/upsample_v6/.test(body.customId), {
+          customId: body.customId,
+          ...hook,
+        });
         if (MODAL_BUTTONS.test(body.customId)) {
           t.status = "MODAL";
           return json(res, 200, { code: 21, description: "Waiting for window confirm", result: t.id, properties: { finalPrompt: parent.prompt, remix: true } });

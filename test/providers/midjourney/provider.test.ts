@@ -46,7 +46,9 @@ t.test("provider", async (t) => {
     t.ok(out.image);
     t.equal(again.saved.length, 0);
     t.equal(up.requests.filter((r) => r.path === "/mj/submit/imagine").length, before + 1, "no second submission");
-    await t.rejects(provider.run(job({ resume: { phase: "submitting" } }), ctx().c), { message: "failed: the gateway restarted while submitting to the upstream; it may or may not have been accepted there" });
+    await t.rejects(provider.run(job({ resume: { phase: "submitting" } }), ctx().c), {
+      message: "failed: the gateway restarted while submitting to the upstream; it may or may not have been accepted there",
+    });
   });
 
   t.test("polls that fail too often fail the job", async (t) => {

@@ -46,7 +46,10 @@ t.test("relay through a midjourney-proxy upstream", async (t) => {
     t.equal(submit!.headers["mj-api-secret"], up.secret);
     t.match(submit!.body, { prompt: "a castle --ar 1:1", botType: "NIJI_JOURNEY", base64Array: [] });
     t.match(grid, { status: "SUCCESS", action: "IMAGINE", progress: "100%", properties: { discordInstanceId: "mj-instance", finalPrompt: "a castle --ar 1:1" } });
-    t.ok(events.some((e) => e.status === "IN_PROGRESS" && e.progress === "50%"), "the upstream's progress shows");
+    t.ok(
+      events.some((e) => e.status === "IN_PROGRESS" && e.progress === "50%"),
+      "the upstream's progress shows",
+    );
     const preview = events.find((e) => e.status === "IN_PROGRESS" && e.imageUrl);
     t.ok(preview?.imageUrl.startsWith(`${s.baseUrl}/files/`), "the preview is re-hosted too");
     t.ok(grid.imageUrl.startsWith(`${s.baseUrl}/files/`), "clients get the gateway's own URL");
@@ -55,7 +58,10 @@ t.test("relay through a midjourney-proxy upstream", async (t) => {
     t.same([ours.width, ours.height], [40, 40]);
     t.same(ours.bytes, theirs.bytes, "the same bytes");
     t.equal(grid.buttons.length, 9);
-    t.notOk(grid.buttons.some((b: { customId: string }) => b.customId.includes("up-")), "buttons carry the gateway's own hash");
+    t.notOk(
+      grid.buttons.some((b: { customId: string }) => b.customId.includes("up-")),
+      "buttons carry the gateway's own hash",
+    );
   });
 
   t.test("U2: the upstream gets its own customId and task id; unknown upstream buttons are dropped", async (t) => {
@@ -110,7 +116,11 @@ t.test("relay through a midjourney-proxy upstream", async (t) => {
 
   t.test("upstream refusals and failures fail the task with a clear reason in the gateway's words and mark the account", async (t) => {
     const banned = await ib.post("/submit/imagine", { prompt: "something banned" });
-    t.match(await ib.waitFor(banned.body.result), { status: "FAILURE", progress: "", failReason: "failed: the upstream refused the task: code 24 (banned prompt) (banned word: banned)" }, "the banned word is the client's own");
+    t.match(
+      await ib.waitFor(banned.body.result),
+      { status: "FAILURE", progress: "", failReason: "failed: the upstream refused the task: code 24 (banned prompt) (banned word: banned)" },
+      "the banned word is the client's own",
+    );
     const leaky = await ib.post("/submit/imagine", { prompt: "leaky please" });
     const refused = await ib.waitFor(leaky.body.result);
     t.match(refused, { status: "FAILURE", failReason: "failed: the upstream refused the task: code 24 (banned prompt)" });

@@ -8,7 +8,10 @@ const img = { data: new Uint8Array([1, 2, 3]), mimeType: "image/png" };
 const job = (p: Partial<ImageBotJob>): ImageBotJob => ({ taskId: "t", operation: { kind: "imagine" }, prompt: "cat --ar 3:2", botType: "PRIMARY_BOT", seed: 1, inputs: [], ...p });
 
 t.test("first submissions by operation", async (t) => {
-  t.same(toVendorSubmit(job({ inputs: [img] }), "https://gw/notify"), { path: "/submit/imagine", body: { prompt: "cat --ar 3:2", base64Array: ["data:image/png;base64,AQID"], botType: "MID_JOURNEY", notifyHook: "https://gw/notify" } });
+  t.same(toVendorSubmit(job({ inputs: [img] }), "https://gw/notify"), {
+    path: "/submit/imagine",
+    body: { prompt: "cat --ar 3:2", base64Array: ["data:image/png;base64,AQID"], botType: "MID_JOURNEY", notifyHook: "https://gw/notify" },
+  });
   t.same(toVendorSubmit(job({ operation: { kind: "blend", dimensions: "LANDSCAPE" }, inputs: [img, img], botType: "ANIME_BOT" })), {
     path: "/submit/blend",
     body: { base64Array: ["data:image/png;base64,AQID", "data:image/png;base64,AQID"], dimensions: "LANDSCAPE", botType: "NIJI_JOURNEY" },
@@ -18,7 +21,11 @@ t.test("first submissions by operation", async (t) => {
   t.same(toVendorSubmit(job({ operation: { kind: "swap_face" }, inputs: [img, img] })).path, "/insight-face/swap");
   const follow = { parent: { prompt: "cat", upstreamTaskId: "U1" }, upstreamCustomId: "MJ::JOB::upsample::2::theirs" };
   t.same(toVendorSubmit(job({ operation: { kind: "upscale", index: 2 }, ...follow })), { path: "/submit/action", body: { taskId: "U1", customId: "MJ::JOB::upsample::2::theirs" } });
-  t.same(toVendorSubmit(job({ operation: { kind: "imagine" }, parent: { prompt: "p", upstreamTaskId: "D1" }, upstreamCustomId: "MJ::Job::PicReader::1" })).path, "/submit/action", "describe -> imagine is an action");
+  t.same(
+    toVendorSubmit(job({ operation: { kind: "imagine" }, parent: { prompt: "p", upstreamTaskId: "D1" }, upstreamCustomId: "MJ::Job::PicReader::1" })).path,
+    "/submit/action",
+    "describe -> imagine is an action",
+  );
   t.same(toVendorSubmit(job({ operation: { kind: "describe" }, parent: { prompt: "", upstreamTaskId: "D1" }, upstreamCustomId: "MJ::Picread::Retry" })).path, "/submit/action");
   t.throws(() => toVendorSubmit(job({ operation: { kind: "upscale", index: 1 }, parent: { prompt: "" } })), /no upstream task/);
   t.same(toVendorModal(job({ prompt: "cat --zoom 1.5", mask: img }), "M9"), { path: "/submit/modal", body: { taskId: "M9", prompt: "cat --zoom 1.5", maskBase64: "data:image/png;base64,AQID" } });
@@ -29,8 +36,16 @@ t.test("submit answers", async (t) => {
   t.same(fromVendorSubmit({ code: 22, description: "排队中", result: 1712205491372, properties: { numberOfQueues: 1 } }), { accepted: "1712205491372" });
   t.same(fromVendorSubmit({ code: 21, description: "Waiting for window confirm", result: "M1" }), { modal: "M1" });
   const banned = { code: 24, description: "可能包含敏感词", properties: { bannedWord: "nude" } };
-  t.same(fromVendorSubmit(banned, "a nude statue"), { refused: "the upstream refused the task: code 24 (banned prompt) (banned word: nude)", detail: JSON.stringify(banned) }, "a banned word of the prompt is named");
-  t.same(fromVendorSubmit(banned, "a statue"), { refused: "the upstream refused the task: code 24 (banned prompt)", detail: JSON.stringify(banned) }, "one the prompt does not hold is the upstream's text: not named");
+  t.same(
+    fromVendorSubmit(banned, "a nude statue"),
+    { refused: "the upstream refused the task: code 24 (banned prompt) (banned word: nude)", detail: JSON.stringify(banned) },
+    "a banned word of the prompt is named",
+  );
+  t.same(
+    fromVendorSubmit(banned, "a statue"),
+    { refused: "the upstream refused the task: code 24 (banned prompt)", detail: JSON.stringify(banned) },
+    "one the prompt does not hold is the upstream's text: not named",
+  );
   t.match(fromVendorSubmit({ code: 21, description: "任务已存在", result: "X" }), { refused: "the upstream refused the task: code 21 (already exists)" });
   t.match(fromVendorSubmit({ code: 23, description: null }), { refused: "the upstream refused the task: code 23 (queue full)" });
   t.match(fromVendorSubmit({ code: 77, description: "upstream words" }), { refused: "the upstream refused the task: code 77 (error)", detail: /upstream words/ });

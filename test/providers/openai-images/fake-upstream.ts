@@ -40,7 +40,9 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 export async function startFakeUpstream(): Promise<FakeUpstream> {
-  const png = await sharp({ create: { width: 48, height: 32, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 1 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 48, height: 32, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 1 } } })
+    .png()
+    .toBuffer();
   const requests: Recorded[] = [];
   let base = "";
   const server: Server = createServer(async (req, res) => {
@@ -69,7 +71,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         if (name === "model") model = String(v);
       }
     }
-    if (req.headers.authorization !== `Bearer ${UPSTREAM_KEY}`) return send(401, { error: { message: "Incorrect API key provided", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
+    if (req.headers.authorization !== `Bearer ${UPSTREAM_KEY}`)
+      return send(401, { error: { message: "Incorrect API key provided", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
     switch (model) {
       case "fail-500":
         return send(500, { error: { message: "The server had an error", type: "server_error", param: null, code: null } });

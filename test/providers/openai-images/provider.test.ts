@@ -15,14 +15,20 @@ const aliases = {
   "dall-e-3": "IMG_MODEL_B",
   "gpt-image-1": "IMG_MODEL_C",
   "gpt-image-1-mini": "IMG_MODEL_D",
-  ...Object.fromEntries(["fail-500", "rate", "quota", "auth", "bad-size", "moderated", "garbage", "no-model", "url-result", "broken-url", "flaky", "off", "down", "leaky", "leaky-size"].map((m) => [m, "IMG_MODEL_A"])),
+  ...Object.fromEntries(
+    ["fail-500", "rate", "quota", "auth", "bad-size", "moderated", "garbage", "no-model", "url-result", "broken-url", "flaky", "off", "down", "leaky", "leaky-size"].map((m) => [m, "IMG_MODEL_A"]),
+  ),
 };
 const channel = (over: Record<string, unknown>) => ({ provider: "openai", baseUrl: fake.url + "/v1", apiKey: UPSTREAM_KEY, modelMap: {}, priority: 0, weight: 1, enabled: true, ...over });
 const server = await startServer({
   config: {
     images: { aliases, urlTtlMs: 3_600_000, sweepIntervalMs: 60_000 },
     channels: [
-      channel({ name: "main", models: ["dall-e-*", "gpt-image-1", "fail-500", "rate", "quota", "bad-size", "moderated", "garbage", "no-model", "url-result", "broken-url", "leaky", "leaky-size"], modelMap: { "dall-e-3": "dall-e-3-upstream" } }),
+      channel({
+        name: "main",
+        models: ["dall-e-*", "gpt-image-1", "fail-500", "rate", "quota", "bad-size", "moderated", "garbage", "no-model", "url-result", "broken-url", "leaky", "leaky-size"],
+        modelMap: { "dall-e-3": "dall-e-3-upstream" },
+      }),
       channel({ name: "wrong-key", models: ["auth"], apiKey: "sk-wrong" }),
       channel({ name: "flaky-first", models: ["flaky"], priority: 10, modelMap: { flaky: "fail-500" } }),
       channel({ name: "flaky-second", models: ["flaky"], priority: 1, modelMap: { flaky: "dall-e-2" } }),
@@ -35,7 +41,9 @@ t.teardown(() => server.close());
 const client = new OpenAI({ apiKey: ADMIN_KEY, baseURL: server.baseUrl + "/v1", maxRetries: 0 });
 
 const last = () => fake.requests[fake.requests.length - 1]!;
-const png64 = await sharp({ create: { width: 64, height: 64, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+const png64 = await sharp({ create: { width: 64, height: 64, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+  .png()
+  .toBuffer();
 
 t.test("generations go upstream as JSON, renamed by modelMap; b64 results are re-hosted as gateway URLs", async (t) => {
   const before = fake.requests.length;
@@ -99,7 +107,10 @@ t.test("edits go up as multipart: `image[]` for several, `image` for one, mask a
 
   await client.images.edit({ model: "dall-e-2", prompt: "one", image: await toFile(png64, "one.png", { type: "image/png" }), size: "256x256", response_format: "b64_json" });
   const one = last();
-  t.same(one.parts!.filter((p) => p.filename).map((p) => p.name), ["image"]);
+  t.same(
+    one.parts!.filter((p) => p.filename).map((p) => p.name),
+    ["image"],
+  );
   t.equal(one.parts!.find((p) => p.name === "response_format")?.value, "b64_json");
 });
 
@@ -186,7 +197,11 @@ t.test("a 400 whose message, type, param and code are upstream strings: the clie
     });
     const text = await res.text();
     t.equal(res.status, 400, model);
-    t.same(JSON.parse(text), { error: { message: JSON.parse(text).error.message, type: "invalid_request_error", param, code: "upstream_invalid_request" } }, `${model}: the gateway's own code, a param only when it is a known field`);
+    t.same(
+      JSON.parse(text),
+      { error: { message: JSON.parse(text).error.message, type: "invalid_request_error", param, code: "upstream_invalid_request" } },
+      `${model}: the gateway's own code, a param only when it is a known field`,
+    );
     t.notMatch(text, UPSTREAM_MARKER, `${model}: no upstream string in the body`);
     t.notMatch(JSON.stringify([...res.headers]), UPSTREAM_MARKER, `${model}: nor in the headers`);
   }

@@ -69,7 +69,9 @@ t.test("n = 2: each upstream completed image is relayed, their usage added up on
 });
 
 t.test("a streamed edit goes up as multipart with stream=true and comes back as image_edit events", async (t) => {
-  const png = await sharp({ create: { width: 64, height: 64, channels: 4, background: { r: 0, g: 90, b: 0, alpha: 1 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 64, height: 64, channels: 4, background: { r: 0, g: 90, b: 0, alpha: 1 } } })
+    .png()
+    .toBuffer();
   const events = await collect(await client.images.edit({ model: "gpt-image-1", prompt: "snow", image: await toFile(png, "a.png", { type: "image/png" }), stream: true, partial_images: 3 }));
   const up = last();
   t.equal(up.path, "/v1/images/edits");

@@ -31,24 +31,52 @@ t.test("toVendorGenerate sends only what the client set", async (t) => {
     toVendorGenerate(job({ n: 3, given: { ...given, size: "auto", quality: "low", outputFormat: "webp", background: "transparent", outputCompression: 0, moderation: "low", user: "u1" } }), "m"),
     { model: "m", prompt: "p", n: 3, size: "auto", quality: "low", output_format: "webp", background: "transparent", output_compression: 0, moderation: "low", user: "u1" },
   );
-  t.same(toVendorGenerate(job({ profile: "IMG_MODEL_B", given: { ...given, style: "natural", responseFormat: "url" } }), "dall-e-3"), {
-    model: "dall-e-3",
-    prompt: "p",
-    n: 1,
-    style: "natural",
-    response_format: "b64_json",
-  }, "older models are always asked for b64_json");
+  t.same(
+    toVendorGenerate(job({ profile: "IMG_MODEL_B", given: { ...given, style: "natural", responseFormat: "url" } }), "dall-e-3"),
+    {
+      model: "dall-e-3",
+      prompt: "p",
+      n: 1,
+      style: "natural",
+      response_format: "b64_json",
+    },
+    "older models are always asked for b64_json",
+  );
 });
 
 t.test("toVendorForm: image vs image[], mask last, no prompt for variations", async (t) => {
   const one = toVendorForm(job({ operation: "edit", profile: "IMG_MODEL_A", images: [img("a.png")] }), "dall-e-2");
-  t.same(one.files.map((f) => [f.field, f.filename]), [["image", "a.png"]]);
-  t.same(one.fields, [["model", "dall-e-2"], ["prompt", "p"], ["n", "1"], ["response_format", "b64_json"]]);
+  t.same(
+    one.files.map((f) => [f.field, f.filename]),
+    [["image", "a.png"]],
+  );
+  t.same(one.fields, [
+    ["model", "dall-e-2"],
+    ["prompt", "p"],
+    ["n", "1"],
+    ["response_format", "b64_json"],
+  ]);
   const two = toVendorForm(job({ operation: "edit", images: [img("a.png"), img("b.png")], mask: img("m.png"), given: { ...given, inputFidelity: "low" } }), "gpt-image-1");
-  t.same(two.files.map((f) => [f.field, f.filename]), [["image[]", "a.png"], ["image[]", "b.png"], ["mask", "m.png"]]);
-  t.same(two.fields, [["model", "gpt-image-1"], ["prompt", "p"], ["n", "1"], ["input_fidelity", "low"]]);
+  t.same(
+    two.files.map((f) => [f.field, f.filename]),
+    [
+      ["image[]", "a.png"],
+      ["image[]", "b.png"],
+      ["mask", "m.png"],
+    ],
+  );
+  t.same(two.fields, [
+    ["model", "gpt-image-1"],
+    ["prompt", "p"],
+    ["n", "1"],
+    ["input_fidelity", "low"],
+  ]);
   const v = toVendorForm(job({ operation: "variation", profile: "IMG_MODEL_A", prompt: "", images: [img("v.png")], n: 2 }), "dall-e-2");
-  t.same(v.fields, [["model", "dall-e-2"], ["n", "2"], ["response_format", "b64_json"]]);
+  t.same(v.fields, [
+    ["model", "dall-e-2"],
+    ["n", "2"],
+    ["response_format", "b64_json"],
+  ]);
 });
 
 t.test("fromVendorImages", async (t) => {
@@ -124,7 +152,13 @@ t.test("transport errors", async (t) => {
 t.test("a streamed job adds stream and partial_images", async (t) => {
   t.same(toVendorGenerate(job({ partialImages: 0 }), "gpt-image-1"), { model: "gpt-image-1", prompt: "p", n: 1, partial_images: 0, stream: true });
   const form = toVendorForm(job({ operation: "edit", images: [img("a.png")], partialImages: 2 }), "gpt-image-1");
-  t.same(form.fields, [["model", "gpt-image-1"], ["prompt", "p"], ["n", "1"], ["partial_images", "2"], ["stream", "true"]]);
+  t.same(form.fields, [
+    ["model", "gpt-image-1"],
+    ["prompt", "p"],
+    ["n", "1"],
+    ["partial_images", "2"],
+    ["stream", "true"],
+  ]);
 });
 
 t.test("usage of several completed events adds up", async (t) => {

@@ -91,7 +91,8 @@ export async function fakeOpenAIVideos(opts: { key?: string; pollsToFinish?: num
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(v));
     };
-    if (opts.key && call.auth !== `Bearer ${opts.key}`) return json(401, { error: { message: "Incorrect API key provided: sk-x.", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
+    if (opts.key && call.auth !== `Bearer ${opts.key}`)
+      return json(401, { error: { message: "Incorrect API key provided: sk-x.", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
     if (call.contentType.startsWith("multipart/form-data")) {
       const form = await new Request("http://x", { method: "POST", headers: { "content-type": call.contentType }, body: raw }).formData();
       for (const [k, v] of form.entries()) {

@@ -86,7 +86,10 @@ t.test("a resumed job polls its saved upstream id instead of creating again", as
   const before = fake.calls.length;
   const c = ctx();
   const out = await provider.run(job({ resume: { upstreamId: first.id } }), c.ctx);
-  t.notOk(fake.calls.slice(before).some((x) => x.method === "POST"), "no second create");
+  t.notOk(
+    fake.calls.slice(before).some((x) => x.method === "POST"),
+    "no second create",
+  );
   t.same(c.saved, []);
   t.equal(out.upstreamId, first.id);
 });

@@ -20,9 +20,20 @@ const job: VideoJob = {
 };
 
 t.test("create form: the fields openai@6.49 sends, the reference as a file or image_url, extras flattened", async (t) => {
-  t.same(toVendorCreate(job), { fields: [["model", "sora-2-pro"], ["prompt", "a cat"], ["seconds", "8"], ["size", "1280x720"]], files: [] });
+  t.same(toVendorCreate(job), {
+    fields: [
+      ["model", "sora-2-pro"],
+      ["prompt", "a cat"],
+      ["seconds", "8"],
+      ["size", "1280x720"],
+    ],
+    files: [],
+  });
   const withFile = toVendorCreate({ ...job, reference: { data: new Uint8Array([1]), mimeType: "image/jpeg" } });
-  t.same(withFile.files.map((f) => [f.field, f.filename, f.mimeType]), [["input_reference", "reference.jpg", "image/jpeg"]]);
+  t.same(
+    withFile.files.map((f) => [f.field, f.filename, f.mimeType]),
+    [["input_reference", "reference.jpg", "image/jpeg"]],
+  );
   const withUrl = toVendorCreate({ ...job, reference: { mimeType: "", url: "https://x/a.png" } });
   t.same(withUrl.fields.at(-1), ["input_reference[image_url]", "https://x/a.png"]);
   t.same(extraFields({ quality: "high", n: 2, flag: true, opts: { a: 1 }, tags: ["x", "y"], model: "ignored", nothing: null }), [

@@ -26,7 +26,10 @@ t.teardown(() => up.pools.close());
 const provider = openaiChatProvider(up);
 const ctx = (signal = new AbortController().signal) => ({ signal, requestId: "req_o", upstreamModel: "gpt-4.1" });
 const failure = async (p: Promise<unknown>) => {
-  const err = (await p.then(() => undefined, (e: unknown) => e)) as ConnectError;
+  const err = (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as ConnectError;
   if (!(err instanceof ConnectError)) throw new Error("expected a ConnectError");
   return { err, what: [Code[err.code], errorDetail(err)?.reason] };
 };
@@ -35,7 +38,12 @@ async function drain(s: AsyncIterable<StreamGenerateResponse>) {
   for await (const e of s) out.push(e);
   return out;
 }
-const replay = (events: StreamGenerateResponse[]) => collectStream((async function* () { yield* events; })());
+const replay = (events: StreamGenerateResponse[]) =>
+  collectStream(
+    (async function* () {
+      yield* events;
+    })(),
+  );
 
 t.test("non-stream text with cached prompt tokens", async (t) => {
   reply = { json: fixture("openai/chat-text.json") };
@@ -55,9 +63,18 @@ t.test("non-stream reasoning and parallel tool calls (DeepSeek-shaped)", async (
   reply = { json: fixture("openai/chat-reasoning-tools.json") };
   const r = await provider.generate(input, ctx());
   const parts = r.candidates[0]!.parts;
-  t.same(parts.map((p) => p.kind.case), ["thinking", "toolCall", "toolCall"]);
+  t.same(
+    parts.map((p) => p.kind.case),
+    ["thinking", "toolCall", "toolCall"],
+  );
   t.notOk(parts[0]!.signature, "reasoning carries no signature");
-  t.same(parts.slice(1).map((p) => p.kind.case === "toolCall" && [p.kind.value.id, p.kind.value.arguments]), [["call_0_a3f1", { city: "Paris" }], ["call_1_b7c2", { city: "Tokyo" }]]);
+  t.same(
+    parts.slice(1).map((p) => p.kind.case === "toolCall" && [p.kind.value.id, p.kind.value.arguments]),
+    [
+      ["call_0_a3f1", { city: "Paris" }],
+      ["call_1_b7c2", { city: "Tokyo" }],
+    ],
+  );
   t.equal(r.candidates[0]!.finishReason, FinishReason.TOOL_USE);
   t.same([r.usage?.inputTokens, r.usage?.cacheReadTokens, r.usage?.thinkingTokens], [56n, 64n, 50n], "DeepSeek cache counters");
 });
@@ -68,12 +85,18 @@ t.test("stream: reasoning, text and two tool calls become parts 0..3", async (t)
   t.same(fake.requests.at(-1)!.body.stream_options, { include_usage: true });
   const r = await replay(events);
   const parts = r.candidates[0]!.parts;
-  t.same(parts.map((p) => p.kind.case), ["thinking", "text", "toolCall", "toolCall"]);
+  t.same(
+    parts.map((p) => p.kind.case),
+    ["thinking", "text", "toolCall", "toolCall"],
+  );
   t.same(parts[0]!.kind.value, { $typeName: "omnigate.chat.v1.Thinking", text: "Two cities, two calls." });
-  t.same(parts.slice(2).map((p) => p.kind.case === "toolCall" && [p.kind.value.id, p.kind.value.name, p.kind.value.arguments]), [
-    ["call_DdmO9pD3xa9XTPNJ32zg2hcA", "get_weather", { city: "Paris" }],
-    ["call_Xq7Kd2bLm1", "get_weather", { city: "Tokyo" }],
-  ]);
+  t.same(
+    parts.slice(2).map((p) => p.kind.case === "toolCall" && [p.kind.value.id, p.kind.value.name, p.kind.value.arguments]),
+    [
+      ["call_DdmO9pD3xa9XTPNJ32zg2hcA", "get_weather", { city: "Paris" }],
+      ["call_Xq7Kd2bLm1", "get_weather", { city: "Tokyo" }],
+    ],
+  );
   t.equal(r.candidates[0]!.finishReason, FinishReason.TOOL_USE);
   t.same([r.usage?.inputTokens, r.usage?.cacheReadTokens, r.usage?.outputTokens, r.usage?.thinkingTokens], [80n, 10n, 40n, 12n]);
   t.equal(r.modelVersion, "qwen3-32b");
@@ -82,7 +105,10 @@ t.test("stream: reasoning, text and two tool calls become parts 0..3", async (t)
 t.test("stream text; [DONE] without a finish_reason still finishes", async (t) => {
   reply = { chunks: sseChunks("openai/stream-text.sse") };
   const r = await collectStream(guardStream(provider.stream(input, ctx())));
-  t.same(r.candidates[0]!.parts.map((p) => p.kind.value), [{ $typeName: "omnigate.chat.v1.TextPart", text: "Hello", citations: [] }]);
+  t.same(
+    r.candidates[0]!.parts.map((p) => p.kind.value),
+    [{ $typeName: "omnigate.chat.v1.TextPart", text: "Hello", citations: [] }],
+  );
   const chunks = sseChunks("openai/stream-text.sse").filter((c) => !c.includes('"finish_reason":"stop"'));
   reply = { chunks };
   const r2 = await collectStream(guardStream(provider.stream(input, ctx())));
@@ -158,9 +184,15 @@ t.test("text/x.enum is emulated with a wrapped json_schema and unwrapped, whole 
   const body = { id: "c", object: "chat.completion", model: "gpt-4.1", choices: [{ index: 0, message: { role: "assistant", content: '{"value":"YES"}' }, finish_reason: "stop" }] };
   reply = { json: body };
   const r = await provider.generate(en, ctx());
-  t.same(fake.requests.at(-1)!.body.response_format.json_schema.schema, { type: "object", properties: { value: { type: "string", enum: ["YES", "NO"] } }, required: ["value"], additionalProperties: false });
+  t.same(fake.requests.at(-1)!.body.response_format.json_schema.schema, {
+    type: "object",
+    properties: { value: { type: "string", enum: ["YES", "NO"] } },
+    required: ["value"],
+    additionalProperties: false,
+  });
   t.equal(r.candidates[0]!.parts[0]!.kind.case === "text" && r.candidates[0]!.parts[0]!.kind.value.text, "YES");
-  const chunk = (content: string | undefined, finish: string | null) => `data: ${JSON.stringify({ id: "c", model: "gpt-4.1", choices: [{ index: 0, delta: content === undefined ? {} : { content }, finish_reason: finish }] })}\n\n`;
+  const chunk = (content: string | undefined, finish: string | null) =>
+    `data: ${JSON.stringify({ id: "c", model: "gpt-4.1", choices: [{ index: 0, delta: content === undefined ? {} : { content }, finish_reason: finish }] })}\n\n`;
   reply = { chunks: [chunk('{"val', null), chunk('ue":"NO"}', null), chunk(undefined, "stop"), "data: [DONE]\n\n"] };
   const s = await collectStream(guardStream(provider.stream(en, ctx())));
   t.equal(s.candidates[0]!.parts[0]!.kind.case === "text" && s.candidates[0]!.parts[0]!.kind.value.text, "NO");

@@ -99,7 +99,9 @@ t.test("a tool loop: assistant tool_calls, tool messages, ids that fit OpenAI", 
 });
 
 t.test("media parts", async (t) => {
-  const media = (mimeType: string, source: { case: "data"; value: Uint8Array } | { case: "uri"; value: string }, name = "") => ({ kind: { case: "media" as const, value: { mimeType, source, name } } });
+  const media = (mimeType: string, source: { case: "data"; value: Uint8Array } | { case: "uri"; value: string }, name = "") => ({
+    kind: { case: "media" as const, value: { mimeType, source, name } },
+  });
   const { body } = toVendorRequest(
     input({
       turns: [
@@ -133,10 +135,7 @@ t.test("media parts", async (t) => {
 });
 
 t.test("tools and tool choice", async (t) => {
-  const tools = [
-    { kind: { case: "function" as const, value: { name: "a", description: "A", parameters: { type: "object" } } } },
-    { kind: { case: "function" as const, value: { name: "b" } } },
-  ];
+  const tools = [{ kind: { case: "function" as const, value: { name: "a", description: "A", parameters: { type: "object" } } } }, { kind: { case: "function" as const, value: { name: "b" } } }];
   const cases: [ToolChoiceMode, string[], boolean, unknown, string[], boolean | undefined][] = [
     [ToolChoiceMode.AUTO, [], false, "auto", ["a", "b"], undefined],
     [ToolChoiceMode.NONE, [], false, "none", ["a", "b"], undefined],
@@ -147,7 +146,10 @@ t.test("tools and tool choice", async (t) => {
   for (const [mode, allowedNames, disableParallel, want, names, parallel] of cases) {
     const { body } = toVendorRequest(input({ turns: [user("q")], tools, toolChoice: { mode, allowedNames, disableParallel } }), "m", compat);
     t.same(body.tool_choice, want);
-    t.same(body.tools!.map((x) => x.function.name), names);
+    t.same(
+      body.tools!.map((x) => x.function.name),
+      names,
+    );
     t.equal(body.parallel_tool_calls, parallel);
   }
   t.same(toVendorRequest(input({ turns: [user("q")], tools }), "m", compat).body.tools![1], { type: "function", function: { name: "b", parameters: { type: "object", properties: {} } } });
@@ -162,7 +164,11 @@ t.test("tools and tool choice", async (t) => {
 });
 
 t.test("JSON output, logprobs, reasoning effort", async (t) => {
-  const schema = toVendorRequest(input({ turns: [user("q")], config: { responseMimeType: "application/json", responseSchema: { type: "object", properties: { a: { type: "string" } } } } }), "m", compat).body;
+  const schema = toVendorRequest(
+    input({ turns: [user("q")], config: { responseMimeType: "application/json", responseSchema: { type: "object", properties: { a: { type: "string" } } } } }),
+    "m",
+    compat,
+  ).body;
   t.same(schema.response_format, { type: "json_schema", json_schema: { name: "response", schema: { type: "object", properties: { a: { type: "string" } } }, strict: false } });
   const any = toVendorRequest(input({ turns: [user("q")], config: { responseMimeType: "application/json" } }), "m", compat).body;
   t.same(any.response_format, { type: "json_object" });
@@ -170,7 +176,19 @@ t.test("JSON output, logprobs, reasoning effort", async (t) => {
   const lp = toVendorRequest(input({ turns: [user("q")], config: { responseLogprobs: true, logprobs: 3 } }), "m", compat).body;
   t.same([lp.logprobs, lp.top_logprobs], [true, 3]);
   const eff = (thinking: object) => reasoningEffort(input({ config: { thinking } }));
-  t.same([eff({ budgetTokens: 1024 }), eff({ enabled: true, budgetTokens: 20000 }), eff({ effort: "max" }), eff({ effort: "xhigh" }), eff({ effort: "low" }), eff({ enabled: false, effort: "high" }), eff({ enabled: true })], [undefined, undefined, "high", "high", "low", undefined, undefined], "OpenAI-compatible servers: clamped to high");
+  t.same(
+    [
+      eff({ budgetTokens: 1024 }),
+      eff({ enabled: true, budgetTokens: 20000 }),
+      eff({ effort: "max" }),
+      eff({ effort: "xhigh" }),
+      eff({ effort: "low" }),
+      eff({ enabled: false, effort: "high" }),
+      eff({ enabled: true }),
+    ],
+    [undefined, undefined, "high", "high", "low", undefined, undefined],
+    "OpenAI-compatible servers: clamped to high",
+  );
   const official = (effort: string) => reasoningEffort(input({ config: { thinking: { effort } } }), true);
   t.same([official("xhigh"), official("max"), official("minimal")], ["xhigh", "max", "minimal"], "api.openai.com takes its own levels");
   t.equal(toVendorRequest(input({ turns: [user("q")], config: { thinking: { effort: "xhigh" } } }), "m", { stream: false, official: true }).body.reasoning_effort, "xhigh");
@@ -179,7 +197,15 @@ t.test("JSON output, logprobs, reasoning effort", async (t) => {
     [{ config: { responseModalities: [Modality.AUDIO] } }, "config.response_modalities"],
     [{ config: { speechConfig: {} } }, "config.speech_config"],
     [{ config: { enableEnhancedCivicAnswers: true } }, "config.enable_enhanced_civic_answers"],
-    [{ safetySettings: [{ category: HarmCategory.HARASSMENT, threshold: HarmBlockThreshold.BLOCK_NONE }, { category: HarmCategory.HARASSMENT, threshold: HarmBlockThreshold.BLOCK_LOW_AND_ABOVE }] }, "safety_settings[1]"],
+    [
+      {
+        safetySettings: [
+          { category: HarmCategory.HARASSMENT, threshold: HarmBlockThreshold.BLOCK_NONE },
+          { category: HarmCategory.HARASSMENT, threshold: HarmBlockThreshold.BLOCK_LOW_AND_ABOVE },
+        ],
+      },
+      "safety_settings[1]",
+    ],
   ];
   for (const [extra, field] of refusals) {
     const err = t.throws(() => toVendorRequest(input({ turns: [user("q")], ...extra }), "m", compat)) as ConnectError;
@@ -205,7 +231,11 @@ t.test("a system turn is a system message at its place; its media is refused; ot
   ]);
   t.notOk("future_top_level" in body || "futureTopLevel" in body || "thinking" in body);
   const e = t.throws(() =>
-    toVendorRequest(input({ turns: [user("a"), { role: Role.SYSTEM, parts: [{ kind: { case: "media", value: { mimeType: "image/png", source: { case: "data", value: new Uint8Array([1]) } } } }] }] }), "gpt", compat),
+    toVendorRequest(
+      input({ turns: [user("a"), { role: Role.SYSTEM, parts: [{ kind: { case: "media", value: { mimeType: "image/png", source: { case: "data", value: new Uint8Array([1]) } } } }] }] }),
+      "gpt",
+      compat,
+    ),
   ) as ConnectError;
   t.equal(errorDetail(e)?.field, "turns[1].parts[0].media");
   const mcp = t.throws(() => toVendorRequest(input({ turns: [user("a")], vendorExtras: { anthropic: { mcp_servers: [] } } }), "gpt", compat)) as ConnectError;

@@ -49,7 +49,7 @@ t.test("a reader that stops early destroys the body", async (t) => {
 
 t.test("SSE events across chunk boundaries, and a last event without its blank line", async (t) => {
   const body = new PassThrough();
-  body.write("event: a\ndata: {\"n\"");
+  body.write('event: a\ndata: {"n"');
   body.write(":1}\n\ndata: two\n\n");
   body.end("data: last");
   const got = [];

@@ -33,7 +33,7 @@ async function events(chunks: (string | Buffer)[]) {
 
 t.test("SSE: line endings, comments, multi-line data, splits anywhere, UTF-8 split across chunks, no final blank line", async (t) => {
   const euro = Buffer.from("data: 5€\n\n");
-  t.same(await events(["event: a\r\ndata: 1\r\n\r\n", ": comment\n", "data: x\ndata: y\n\n", "da", "ta: {\"k\"", ":1}\n", "\n", euro.subarray(0, 8), euro.subarray(8), "event: last\ndata: end"]), [
+  t.same(await events(["event: a\r\ndata: 1\r\n\r\n", ": comment\n", "data: x\ndata: y\n\n", "da", 'ta: {"k"', ":1}\n", "\n", euro.subarray(0, 8), euro.subarray(8), "event: last\ndata: end"]), [
     { event: "a", data: "1" },
     { event: undefined, data: "x\ny" },
     { event: undefined, data: '{"k":1}' },
@@ -52,7 +52,10 @@ t.test("SSE: a broken body is a ConnectError", async (t) => {
   const seen: string[] = [];
   const err = await (async () => {
     for await (const e of sseMap(body, "x", asItem)) seen.push(e.data);
-  })().then(() => undefined, (e: unknown) => e);
+  })().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   t.same(seen, ["1"]);
   t.equal(errorDetail(err as never)?.reason, "upstream_stream_truncated");
 });
@@ -120,14 +123,20 @@ t.test("postJson: one pool per channel, keep-alive reuse, headers, unreachable u
     const res = await postJson(up, "/x", { i }, { signal: new AbortController().signal, requestId: "r", parseError: () => ({}) });
     t.same(await readJson(up, res), { ok: true });
   }
-  t.same(fake.requests.map((r) => [r.path, r.body.i, r.headers["x-extra"], r.headers["content-type"]]), [
-    ["/v1/x", 0, "1", "application/json"],
-    ["/v1/x", 1, "1", "application/json"],
-    ["/v1/x", 2, "1", "application/json"],
-  ]);
+  t.same(
+    fake.requests.map((r) => [r.path, r.body.i, r.headers["x-extra"], r.headers["content-type"]]),
+    [
+      ["/v1/x", 0, "1", "application/json"],
+      ["/v1/x", 1, "1", "application/json"],
+      ["/v1/x", 2, "1", "application/json"],
+    ],
+  );
   const down = testUpstream("openai", "http://127.0.0.1:9/v1", { channel: "down" });
   t.teardown(() => down.pools.close());
-  const err = await postJson(down, "/x", {}, { signal: new AbortController().signal, requestId: "r", parseError: () => ({}) }).then(() => undefined, (e: unknown) => e);
+  const err = await postJson(down, "/x", {}, { signal: new AbortController().signal, requestId: "r", parseError: () => ({}) }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   t.equal(errorDetail(err as never)?.reason, "upstream_unavailable");
 });
 
@@ -175,7 +184,12 @@ t.test("exchangeJson: whole answers, error statuses, limits, timeouts, aborts an
   t.teardown(() => up.pools.close());
   const seen: unknown[] = [];
   const call = (path: string, signal = new AbortController().signal) =>
-    exchangeJson(up, path, { q: 1 }, { signal, requestId: "r", headers: { "x-call": "1" }, parseError: (status, body) => (seen.push([status, body]), status === 429 ? { vendorType: "rate_limit_error" } : {}) });
+    exchangeJson(
+      up,
+      path,
+      { q: 1 },
+      { signal, requestId: "r", headers: { "x-call": "1" }, parseError: (status, body) => (seen.push([status, body]), status === 429 ? { vendorType: "rate_limit_error" } : {}) },
+    );
   const fail = (p: Promise<unknown>): Promise<ConnectError> =>
     p.then(
       () => {

@@ -25,7 +25,14 @@ t.test("unwrapping whole answers and streams", async (t) => {
   const whole = unwrapResponse(resp(), en);
   t.same(whole.candidates[0]!.parts[0]!.kind.value, { $typeName: "omnigate.chat.v1.TextPart", text: "NO", citations: [] });
   const chunks = (s: string) => s.match(/.{1,3}/gs) ?? [];
-  const streamed = await collectStream(unwrapStream((async function* () { yield* responseToEvents(resp(), chunks); })(), en));
+  const streamed = await collectStream(
+    unwrapStream(
+      (async function* () {
+        yield* responseToEvents(resp(), chunks);
+      })(),
+      en,
+    ),
+  );
   t.same(streamed.candidates[0]!.parts[0]!.kind.value, { $typeName: "omnigate.chat.v1.TextPart", text: "NO", citations: [] });
 });
 

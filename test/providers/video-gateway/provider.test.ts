@@ -50,7 +50,11 @@ for (const style of ["omnigate", "new-api"] as const) {
     t.same(c.progress, [30]);
     t.equal(Buffer.from(out.video.data).subarray(4, 8).toString(), "ftyp");
     t.equal(out.upstreamId, "gw_1");
-    t.same(fake.downloads.map((d) => d.auth), [""], "the channel key is not sent to the file host");
+    t.same(
+      fake.downloads.map((d) => d.auth),
+      [""],
+      "the channel key is not sent to the file host",
+    );
 
     const rel = await provider.run(job({ prompt: "relative url" }), ctx().ctx);
     t.equal(Buffer.from(rel.video.data).subarray(4, 8).toString(), "ftyp");
@@ -58,7 +62,10 @@ for (const style of ["omnigate", "new-api"] as const) {
 
     const before = fake.calls.length;
     await provider.run(job({ resume: { upstreamId: "gw_1" } }), ctx().ctx);
-    t.notOk(fake.calls.slice(before).some((x) => x.method === "POST"), "a resumed job does not submit again");
+    t.notOk(
+      fake.calls.slice(before).some((x) => x.method === "POST"),
+      "a resumed job does not submit again",
+    );
 
     const codes = async (prompt: string) => {
       let e: ConnectError | undefined;

@@ -34,7 +34,11 @@ t.test("polled tasks of both styles", async (t) => {
   t.same(p({ task_id: "a", status: "succeeded", url: "https://f/v.mp4" }), { state: "completed", url: "https://f/v.mp4" });
   t.same(p({ id: "a", status: "completed", metadata: { url: "https://f/k.mp4" } }), { state: "completed", url: "https://f/k.mp4" });
   t.same(p({ id: "a", status: "in_progress", progress: 30 }), { state: "running", progress: 30 });
-  t.same(p({ task_id: "a", status: "failed", error: { code: "moderation_blocked", message: "x" } }), { state: "failed", code: "moderation_blocked", detail: '{"code":"moderation_blocked","message":"x"}' });
+  t.same(p({ task_id: "a", status: "failed", error: { code: "moderation_blocked", message: "x" } }), {
+    state: "failed",
+    code: "moderation_blocked",
+    detail: '{"code":"moderation_blocked","message":"x"}',
+  });
   t.same(p({ task_id: "a", status: "FAILURE", error: "text" }), { state: "failed", code: "", detail: '"text"' });
   t.same(p({ task_id: "a", status: "succeeded" }), { state: "invalid", why: "a finished task without a url" });
   t.equal(errorDetail(failedTaskError("moderation_blocked", "video-gateway"))?.reason, "moderation_blocked");

@@ -135,7 +135,10 @@ t.test("sweeper: looks for orphans soon after start and then every grace period;
   t.same(await Promise.all([p1, p2]), [1, 1], "and gets its count");
   t.same(await sw.runOrphans(), 0, "a later call runs a new sweep");
   const errors: unknown[] = [];
-  const failing = startSweeper({ ...blobs, sweepOrphans: async () => Promise.reject(new Error("listing failed")) }, { intervalMs: 60_000, orphanGraceMs: 20, now: Date.now, onError: (e) => errors.push(e) });
+  const failing = startSweeper(
+    { ...blobs, sweepOrphans: async () => Promise.reject(new Error("listing failed")) },
+    { intervalMs: 60_000, orphanGraceMs: 20, now: Date.now, onError: (e) => errors.push(e) },
+  );
   for (let i = 0; i < 200 && !errors.length; i++) await new Promise((r) => setTimeout(r, 5));
   failing.stop();
   t.match((errors[0] as Error).message, "listing failed");

@@ -56,7 +56,13 @@ export function expressionRuns(text: string): string[] {
     while (from < run.length && !START.test(run[from]!)) from++;
     let to = run.length - 1;
     while (to > from && !END.test(run[to]!)) to--;
-    if (to > from) out.push(run.slice(from, to + 1).trim().replace(/\s+/g, " "));
+    if (to > from)
+      out.push(
+        run
+          .slice(from, to + 1)
+          .trim()
+          .replace(/\s+/g, " "),
+      );
   }
   return out;
 }

@@ -5,16 +5,7 @@
 // random tool-call ids.
 import { create } from "../../../core/proto/create.js";
 import type { ConnectError } from "@connectrpc/connect";
-import {
-  CandidateSchema,
-  FinishReason,
-  PartSchema,
-  type Candidate,
-  type ChatInput,
-  type Part,
-  type PromptFeedback,
-  type Usage,
-} from "../../../../gen/omnigate/chat/v1/chat_pb.js";
+import { CandidateSchema, FinishReason, PartSchema, type Candidate, type ChatInput, type Part, type PromptFeedback, type Usage } from "../../../../gen/omnigate/chat/v1/chat_pb.js";
 import { planCodeRun } from "./code-exec.js";
 import { faultDirective, faultError } from "../faults.js";
 import { limitText } from "./limits.js";
@@ -49,9 +40,7 @@ export interface ChatPlan {
 
 /** The body of an answer before thinking and limits: what to say or which tools to call. */
 type Body =
-  | { intent: Intent; kind: "calls"; calls: () => Part[] }
-  | { intent: Intent; kind: "code"; code: NonNullable<ReturnType<typeof planCodeRun>> }
-  | { intent: Intent; kind: "text"; text: string };
+  { intent: Intent; kind: "calls"; calls: () => Part[] } | { intent: Intent; kind: "code"; code: NonNullable<ReturnType<typeof planCodeRun>> } | { intent: Intent; kind: "text"; text: string };
 
 function textAnswer(input: ChatInput, hints: PromptHints): Body {
   const mime = input.config?.responseMimeType.toLowerCase() ?? "";
@@ -142,7 +131,10 @@ export function planChat(input: ChatInput, opts: PlanOptions): ChatPlan {
   const candidates = Array.from({ length: n }, (_, i) => candidate(input, opts, said, body, i));
   return {
     candidates,
-    usage: usageFor(input, candidates.flatMap((c) => c.parts)),
+    usage: usageFor(
+      input,
+      candidates.flatMap((c) => c.parts),
+    ),
     ...(fault === "midstream" ? { midstream: faultError("midstream") } : {}),
   };
 }

@@ -103,7 +103,9 @@ export interface PromptHints {
 }
 
 const STOPWORDS = new Set(
-  "i a an the what what's whats how who when where why which please can could would will should tell get give find show call use run make let hello hi hey is are do does and or but in on at for to of with".split(" "),
+  "i a an the what what's whats how who when where why which please can could would will should tell get give find show call use run make let hello hi hey is are do does and or but in on at for to of with".split(
+    " ",
+  ),
 );
 
 function capitalisedRuns(text: string): string[] {

@@ -5,11 +5,7 @@
 
 import { patternTest } from "./safe-pattern.js";
 
-type Node =
-  | { t: "chars"; pick: string }
-  | { t: "seq"; items: Node[] }
-  | { t: "alt"; options: Node[] }
-  | { t: "rep"; node: Node; min: number; max: number };
+type Node = { t: "chars"; pick: string } | { t: "seq"; items: Node[] } | { t: "alt"; options: Node[] } | { t: "rep"; node: Node; min: number; max: number };
 
 const CLASS_SAMPLE: Record<string, string> = { d: "1", w: "a", s: " ", D: "a", W: "-", S: "a" };
 /** Longest run a quantifier may produce (a larger minimum makes the sample fail the final check). */
@@ -102,8 +98,7 @@ class Parser {
       members.push([lo, hi]);
     }
     if (this.src[this.i++] !== "]") throw new Error("unclosed class");
-    const inClass = (ch: string) =>
-      members.some(([lo, hi]) => ch >= lo && ch <= hi) || classes.some((k) => new RegExp(`\\${k}`).test(ch));
+    const inClass = (ch: string) => members.some(([lo, hi]) => ch >= lo && ch <= hi) || classes.some((k) => new RegExp(`\\${k}`).test(ch));
     if (negated) {
       const pick = NEGATED_CANDIDATES.find((ch) => !inClass(ch));
       if (pick === undefined) throw new Error("empty negated class");

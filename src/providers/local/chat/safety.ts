@@ -2,15 +2,7 @@
 // (no candidates, prompt_feedback SAFETY with a HIGH dangerous-content rating);
 // every answered candidate carries NEGLIGIBLE ratings.
 import { create } from "../../../core/proto/create.js";
-import {
-  BlockReason,
-  HarmCategory,
-  HarmProbability,
-  PromptFeedbackSchema,
-  SafetyRatingSchema,
-  type PromptFeedback,
-  type SafetyRating,
-} from "../../../../gen/omnigate/chat/v1/chat_pb.js";
+import { BlockReason, HarmCategory, HarmProbability, PromptFeedbackSchema, SafetyRatingSchema, type PromptFeedback, type SafetyRating } from "../../../../gen/omnigate/chat/v1/chat_pb.js";
 
 const RATED = [HarmCategory.HARASSMENT, HarmCategory.HATE_SPEECH, HarmCategory.SEXUALLY_EXPLICIT, HarmCategory.DANGEROUS_CONTENT];
 

@@ -8,7 +8,7 @@ const DEFAULT_DATE = "2025-01-01";
 
 /** A value for a JSON Schema string `format`, or undefined for formats without one. */
 export function formatValue(format: string, hints: PromptHints, variant: number): string | undefined {
-  const date = hints.dates[variant] ?? (variant ? `2025-01-${String(1 + (variant % 28)).padStart(2, "0")}` : hints.dates[0] ?? DEFAULT_DATE);
+  const date = hints.dates[variant] ?? (variant ? `2025-01-${String(1 + (variant % 28)).padStart(2, "0")}` : (hints.dates[0] ?? DEFAULT_DATE));
   switch (format.toLowerCase()) {
     case "date":
       return date;
@@ -21,7 +21,7 @@ export function formatValue(format: string, hints: PromptHints, variant: number)
       return `P${variant + 1}D`;
     case "email":
     case "idn-email":
-      return variant ? `user${variant + 1}@example.com` : hints.emails[0] ?? "user@example.com";
+      return variant ? `user${variant + 1}@example.com` : (hints.emails[0] ?? "user@example.com");
     case "uri":
     case "url":
     case "iri":
@@ -78,7 +78,30 @@ const RULES: Rule[] = [
   },
   { words: ["name", "person", "who", "author", "username", "user", "customer", "contact"], value: (h) => h.names[0] ?? "Ada Lovelace", given: (h) => h.names.length > 0 },
   {
-    words: ["query", "q", "search", "question", "prompt", "text", "message", "content", "input", "topic", "keyword", "keywords", "description", "body", "instruction", "instructions", "task", "summary", "note", "comment", "title", "subject"],
+    words: [
+      "query",
+      "q",
+      "search",
+      "question",
+      "prompt",
+      "text",
+      "message",
+      "content",
+      "input",
+      "topic",
+      "keyword",
+      "keywords",
+      "description",
+      "body",
+      "instruction",
+      "instructions",
+      "task",
+      "summary",
+      "note",
+      "comment",
+      "title",
+      "subject",
+    ],
     value: (h) => clip(h.text, 200) || "example",
   },
   { words: ["date", "day", "when", "deadline"], value: (h) => h.dates[0] ?? DEFAULT_DATE, given: (h) => h.dates.length > 0 },

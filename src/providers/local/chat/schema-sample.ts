@@ -78,7 +78,11 @@ class Sampler {
       s = { ...(target ?? {}), ...rest };
       depth++;
     }
-    if (Array.isArray(s.allOf)) s = mergeAll(s, s.allOf.filter(isObj).map((b) => (typeof b.$ref === "string" ? this.resolve(b.$ref) ?? {} : b)));
+    if (Array.isArray(s.allOf))
+      s = mergeAll(
+        s,
+        s.allOf.filter(isObj).map((b) => (typeof b.$ref === "string" ? (this.resolve(b.$ref) ?? {}) : b)),
+      );
     if ("const" in s) return s.const as JsonValue;
     if (Array.isArray(s.enum) && s.enum.length) return this.pickEnum(s.enum as JsonValue[], variant);
     if (Array.isArray(s.oneOf) && s.oneOf.length) return this.oneOf(s, depth, key, variant);

@@ -48,7 +48,9 @@ export function canonicalPart(p: Part): string {
       return `omnigate-local:tool_result:${k.value.callId}:${k.value.name}`;
     case "media": {
       const src = k.value.source;
-      const digest = createHash("sha256").update(src.case === "data" ? src.value : src.case === "uri" ? src.value : "").digest("hex");
+      const digest = createHash("sha256")
+        .update(src.case === "data" ? src.value : src.case === "uri" ? src.value : "")
+        .digest("hex");
       return `omnigate-local:media:${k.value.mimeType}:${digest}`;
     }
     case "redactedThinking":

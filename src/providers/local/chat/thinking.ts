@@ -6,12 +6,7 @@ import { capTokens } from "./limits.js";
 
 /** What the answer will be, as the thought text describes it. */
 export type Intent =
-  | { kind: "tool_calls"; names: string[] }
-  | { kind: "tool_results"; names: string[] }
-  | { kind: "code"; expression: string }
-  | { kind: "json" }
-  | { kind: "enum" }
-  | { kind: "text" };
+  { kind: "tool_calls"; names: string[] } | { kind: "tool_results"; names: string[] } | { kind: "code"; expression: string } | { kind: "json" } | { kind: "enum" } | { kind: "text" };
 
 /** Thinking is on when enabled, when a budget is given, or when thoughts are asked for; `enabled: false` turns it off. */
 export function thinkingOn(input: ChatInput): boolean {

@@ -143,7 +143,5 @@ function resultText(r: ToolResult): string {
 
 /** The text answer to tool results: "The tool <name> returned: <result>". */
 export function answerToolResults(input: ChatInput, results: ToolResult[]): string {
-  return results
-    .map((r) => `The tool ${resultToolName(input, r)} returned: ${resultText(r)}${r.isError ? " (reported as an error)" : ""}`)
-    .join("\n");
+  return results.map((r) => `The tool ${resultToolName(input, r)} returned: ${resultText(r)}${r.isError ? " (reported as an error)" : ""}`).join("\n");
 }

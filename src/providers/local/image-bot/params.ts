@@ -19,7 +19,20 @@ export function ratioOf(width: number, height: number): string {
   if (w > 32 || h > 32) {
     const r = width / height;
     const common = [
-      [1, 1], [5, 4], [4, 3], [3, 2], [16, 10], [16, 9], [2, 1], [21, 9], [4, 5], [3, 4], [2, 3], [10, 16], [9, 16], [1, 2],
+      [1, 1],
+      [5, 4],
+      [4, 3],
+      [3, 2],
+      [16, 10],
+      [16, 9],
+      [2, 1],
+      [21, 9],
+      [4, 5],
+      [3, 4],
+      [2, 3],
+      [10, 16],
+      [9, 16],
+      [1, 2],
     ] as const;
     [w, h] = common.reduce((best, c) => (Math.abs(c[0] / c[1] - r) < Math.abs(best[0] / best[1] - r) ? c : best), common[0]);
   }

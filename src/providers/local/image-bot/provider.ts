@@ -38,7 +38,9 @@ async function preview(img: RawImage): Promise<Uint8Array> {
   const w = Math.max(8, Math.round(img.width / 4));
   const h = Math.max(8, Math.round(img.height / 4));
   const small = await resize(img, w, h, { blur: 2 });
-  return (await loadSharp())(small.data, { raw: { width: w, height: h, channels: 4 } }).webp({ quality: 60 }).toBuffer();
+  return (await loadSharp())(small.data, { raw: { width: w, height: h, channels: 4 } })
+    .webp({ quality: 60 })
+    .toBuffer();
 }
 
 async function compute(job: ImageBotJob, opts: LocalImageBotOptions): Promise<{ out: ImageBotOutput; raw?: RawImage }> {

@@ -50,7 +50,9 @@ export function quadrant(g: RawImage, n: number): RawImage {
 
 /** Decodes an encoded image at its own size, or shrunk to fit WORK_MAX_SIDE. */
 export async function decode(bytes: Uint8Array): Promise<RawImage> {
-  const { data, info } = await (await loadSharp())(bytes, DECODE_LIMIT)
+  const { data, info } = await (
+    await loadSharp()
+  )(bytes, DECODE_LIMIT)
     .resize(WORK_MAX_SIDE, WORK_MAX_SIDE, { fit: "inside", withoutEnlargement: true })
     .ensureAlpha()
     .raw()
@@ -114,7 +116,13 @@ export async function placeEllipse(base: RawImage, over: RawImage, left: number,
 
 /** Hue rotation and saturation change. */
 export async function modulate(img: RawImage, hue: number, saturation = 1): Promise<RawImage> {
-  const data = await (await loadSharp())(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).modulate({ hue: Math.round(hue), saturation }).ensureAlpha().raw().toBuffer();
+  const data = await (
+    await loadSharp()
+  )(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
+    .modulate({ hue: Math.round(hue), saturation })
+    .ensureAlpha()
+    .raw()
+    .toBuffer();
   return { data, width: img.width, height: img.height };
 }
 

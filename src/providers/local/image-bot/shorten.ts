@@ -2,9 +2,7 @@
 // weighted by length and position) and five shortened prompts. Pure.
 import { numbered } from "./describe.js";
 
-const STOP = new Set(
-  "a an the of and or but with without in on at to for from by as is are was were be been being this that these those it its very really into onto over under about".split(" "),
-);
+const STOP = new Set("a an the of and or but with without in on at to for from by as is are was were be been being this that these those it its very really into onto over under about".split(" "));
 
 export interface Shortened {
   tokens: string[];

@@ -101,7 +101,9 @@ export function artSvg(spec: ArtSpec): string {
     const kind = Math.floor(rnd() * 3);
     if (kind === 0) parts.push(`<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${s.toFixed(1)}" fill="${fill}" fill-opacity="${op}"/>`);
     else if (kind === 1)
-      parts.push(`<rect x="${(x - s).toFixed(1)}" y="${(y - s / 2).toFixed(1)}" width="${(2 * s).toFixed(1)}" height="${s.toFixed(1)}" rx="${(s / 6).toFixed(1)}" fill="${fill}" fill-opacity="${op}" transform="rotate(${Math.round(rnd() * 180)} ${x.toFixed(1)} ${y.toFixed(1)})"/>`);
+      parts.push(
+        `<rect x="${(x - s).toFixed(1)}" y="${(y - s / 2).toFixed(1)}" width="${(2 * s).toFixed(1)}" height="${s.toFixed(1)}" rx="${(s / 6).toFixed(1)}" fill="${fill}" fill-opacity="${op}" transform="rotate(${Math.round(rnd() * 180)} ${x.toFixed(1)} ${y.toFixed(1)})"/>`,
+      );
     else {
       const pts = [0, 1, 2].map((k) => {
         const a = rnd() * Math.PI * 2 + (k * Math.PI * 2) / 3;

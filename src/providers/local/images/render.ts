@@ -12,7 +12,9 @@ export interface RawImage {
 
 /** Renders the artwork of a spec and adds seeded grain, so images are never flat. */
 export async function renderArt(spec: ArtSpec): Promise<RawImage> {
-  const { data, info } = await (await loadSharp())(Buffer.from(artSvg(spec)))
+  const { data, info } = await (
+    await loadSharp()
+  )(Buffer.from(artSvg(spec)))
     .resize(spec.width, spec.height, { fit: "fill" })
     .ensureAlpha()
     .raw()
@@ -55,7 +57,11 @@ export function blend(a: RawImage, b: RawImage, t: number): RawImage {
 
 export async function encode(img: RawImage, format: "png" | "jpeg" | "webp", compression?: number): Promise<Buffer> {
   const s = (await loadSharp())(img.data, { raw: { width: img.width, height: img.height, channels: 4 } });
-  if (format === "jpeg") return s.flatten({ background: "#ffffff" }).jpeg({ quality: compression ?? 90 }).toBuffer();
+  if (format === "jpeg")
+    return s
+      .flatten({ background: "#ffffff" })
+      .jpeg({ quality: compression ?? 90 })
+      .toBuffer();
   if (format === "webp") return s.webp({ quality: compression ?? 90 }).toBuffer();
   return s.png({ compressionLevel: 6 }).toBuffer();
 }

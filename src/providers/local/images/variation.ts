@@ -12,7 +12,9 @@ export async function varyImage(job: ImageJob, index: number): Promise<RawImage>
   const hash = artHash(Buffer.from(job.images[0]!.data).toString("base64").slice(0, 4096), job.seed ?? 0, index);
   const rnd = prng(hash, 3);
   const hue = Math.round((rnd() < 0.5 ? -1 : 1) * (15 + rnd() * 40));
-  const shifted = await (await loadSharp())(src.data, { raw: { width, height, channels: 4 } })
+  const shifted = await (
+    await loadSharp()
+  )(src.data, { raw: { width, height, channels: 4 } })
     .modulate({ hue, saturation: 0.9 + rnd() * 0.3 })
     .ensureAlpha()
     .raw()

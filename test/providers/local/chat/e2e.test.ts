@@ -52,7 +52,11 @@ t.test("a streamed thinking answer, sent back", async (t) => {
   const events = [];
   for await (const e of client(server).streamGenerate({ input }, { headers })) events.push(e);
   t.ok(events.filter((e) => e.event.case === "partDelta" && e.event.value.delta.case === "thinking").length > 1, "the thought arrives in several deltas");
-  const resp = await collectStream((async function* () { yield* events; })());
+  const resp = await collectStream(
+    (async function* () {
+      yield* events;
+    })(),
+  );
   const [thought, answer] = resp.candidates[0]!.parts as [Part, Part];
   t.equal(thought.kind.case, "thinking");
   t.equal(thought.signature?.issuer, "local");
@@ -70,7 +74,9 @@ t.test("a streamed thinking answer, sent back", async (t) => {
   t.equal(again.candidates.length, 1, "still verifies after a restart");
 
   const forged = { ...thought, signature: { ...thought.signature!, value: "Zm9yZ2Vk" } };
-  const err = await client(server).generate(follow([forged, answer]), { headers }).catch((e: unknown) => e);
+  const err = await client(server)
+    .generate(follow([forged, answer]), { headers })
+    .catch((e: unknown) => e);
   t.ok(err instanceof ConnectError);
   t.equal((err as ConnectError).code, Code.InvalidArgument);
   t.equal(errorDetail(err as ConnectError)?.reason, "invalid_signature");

@@ -15,8 +15,7 @@ import { rng, type Rng } from "../../../helpers/rng.js";
 
 const MB = 1 << 20;
 
-const randomText = (rand: Rng, alphabet: string, max: number) =>
-  Array.from({ length: Math.floor(rand() * max) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join("");
+const randomText = (rand: Rng, alphabet: string, max: number) => Array.from({ length: Math.floor(rand() * max) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join("");
 
 t.test("expressionRuns finds what the old pattern matched", async (t) => {
   const OLD = /[-(\d.][\d\s.+\-*/%()]*[\d)]/g;

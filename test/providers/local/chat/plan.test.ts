@@ -70,12 +70,28 @@ t.test("tool calls", async (t) => {
 
   t.equal(calls(parts(ask("get_weathers? no", { tools: [weather] }))).length, 0, "whole words only");
   t.equal(calls(parts(ask("use get_weather", { tools: [weather], toolChoice: { mode: ToolChoiceMode.NONE } }))).length, 0, "NONE never calls");
-  t.same(calls(parts(ask("hello", { tools: [weather, time], toolChoice: { mode: ToolChoiceMode.ANY } }))).map((c) => c.name), ["get_weather"], "ANY calls the first tool");
-  t.same(calls(parts(ask("hello", { tools: [weather, time], toolChoice: { mode: ToolChoiceMode.ANY, allowedNames: ["get_time"] } }))).map((c) => c.name), ["get_time"], "ANY with allowed names");
-  t.same(calls(parts(ask("call get_time", { tools: [weather, time], toolChoice: { mode: ToolChoiceMode.ANY } }))).map((c) => c.name), ["get_time"], "ANY prefers a named tool");
+  t.same(
+    calls(parts(ask("hello", { tools: [weather, time], toolChoice: { mode: ToolChoiceMode.ANY } }))).map((c) => c.name),
+    ["get_weather"],
+    "ANY calls the first tool",
+  );
+  t.same(
+    calls(parts(ask("hello", { tools: [weather, time], toolChoice: { mode: ToolChoiceMode.ANY, allowedNames: ["get_time"] } }))).map((c) => c.name),
+    ["get_time"],
+    "ANY with allowed names",
+  );
+  t.same(
+    calls(parts(ask("call get_time", { tools: [weather, time], toolChoice: { mode: ToolChoiceMode.ANY } }))).map((c) => c.name),
+    ["get_time"],
+    "ANY prefers a named tool",
+  );
 
   const both = calls(parts(ask("call get_time and then get_weather for Oslo", { tools: [weather, time] })));
-  t.same(both.map((c) => c.name), ["get_time", "get_weather"], "parallel calls in the order named");
+  t.same(
+    both.map((c) => c.name),
+    ["get_time", "get_weather"],
+    "parallel calls in the order named",
+  );
   t.not(both[0]!.id, both[1]!.id, "ids differ");
   t.equal(calls(parts(ask("call get_time and get_weather", { tools: [weather, time], toolChoice: { mode: ToolChoiceMode.AUTO, disableParallel: true } }))).length, 1, "disable_parallel");
 
@@ -96,7 +112,10 @@ t.test("vendor tools", async (t) => {
 });
 
 t.test("a toolset is called through its screenshot member, marked with its family", async (t) => {
-  for (const [type, family] of [["computer_toolset_20260801", "computer"], ["browser_toolset_20260801", "browser"]] as const) {
+  for (const [type, family] of [
+    ["computer_toolset_20260801", "computer"],
+    ["browser_toolset_20260801", "browser"],
+  ] as const) {
     const ps = parts(ask("hi", { tools: [vendorTool(type, "")], toolChoice: { mode: ToolChoiceMode.ANY } }));
     const call = ps.find((p) => p.kind.case === "toolCall")!;
     t.same(call.kind.case === "toolCall" && { name: call.kind.value.name, arguments: call.kind.value.arguments }, { name: "screenshot", arguments: {} }, type);
@@ -141,7 +160,10 @@ t.test("thinking", async (t) => {
   t.equal(small.candidates[0]!.finishReason, FinishReason.MAX_TOKENS);
 
   const withTool = parts(ask("use get_weather in London", { tools: [weather], config: { thinking: { enabled: true } } }));
-  t.same(withTool.map((x) => x.kind.case), ["thinking", "toolCall"]);
+  t.same(
+    withTool.map((x) => x.kind.case),
+    ["thinking", "toolCall"],
+  );
   t.match(withTool[0]!.kind.case === "thinking" ? withTool[0]!.kind.value.text : "", /call that tool/);
   t.equal(withTool[1]!.signature?.issuer, "local", "the following part is signed too");
 });
@@ -167,7 +189,13 @@ t.test("safety blocklist", async (t) => {
   t.same(p.candidates, []);
   t.equal(p.promptFeedback?.blockReason, BlockReason.SAFETY);
   const ratings = p.promptFeedback!.safetyRatings;
-  t.same(ratings.find((r) => r.category === HarmCategory.DANGEROUS_CONTENT) && { p: ratings.find((r) => r.category === HarmCategory.DANGEROUS_CONTENT)!.probability, b: ratings.find((r) => r.category === HarmCategory.DANGEROUS_CONTENT)!.blocked }, { p: HarmProbability.HIGH, b: true });
+  t.same(
+    ratings.find((r) => r.category === HarmCategory.DANGEROUS_CONTENT) && {
+      p: ratings.find((r) => r.category === HarmCategory.DANGEROUS_CONTENT)!.probability,
+      b: ratings.find((r) => r.category === HarmCategory.DANGEROUS_CONTENT)!.blocked,
+    },
+    { p: HarmProbability.HIGH, b: true },
+  );
   t.ok(ratings.filter((r) => r.category !== HarmCategory.DANGEROUS_CONTENT).every((r) => r.probability === HarmProbability.NEGLIGIBLE && !r.blocked));
   t.equal(p.usage.outputTokens, 0n);
   t.ok(p.usage.inputTokens > 0n);
@@ -177,7 +205,10 @@ t.test("safety blocklist", async (t) => {
 
 t.test("code execution", async (t) => {
   const ps = parts(ask("Calculate 2^10 + 3 * (4 - 1) please", { tools: [codeTool] }));
-  t.same(ps.map((p) => p.kind.case), ["executableCode", "codeExecutionResult", "text"]);
+  t.same(
+    ps.map((p) => p.kind.case),
+    ["executableCode", "codeExecutionResult", "text"],
+  );
   t.same(ps[0]!.kind.value, { $typeName: "omnigate.chat.v1.ExecutableCode", language: "PYTHON", code: "print(2**10 + 3 * (4 - 1))" });
   t.same(ps[1]!.kind.case === "codeExecutionResult" && [ps[1]!.kind.value.outcome, ps[1]!.kind.value.output], [CodeOutcome.OK, "1033\n"]);
   t.equal(textOf(ps), "The result of 2**10 + 3 * (4 - 1) is 1033.");
@@ -186,18 +217,32 @@ t.test("code execution", async (t) => {
   t.match(textOf(div), /ZeroDivisionError/);
   const hello = parts(ask("run some python code", { tools: [codeTool] }));
   t.equal(hello[1]!.kind.case === "codeExecutionResult" && hello[1]!.kind.value.output, "Hello from omnigate's local engine!\n");
-  t.same(parts(ask("calculate 1+1")).map((p) => p.kind.case), ["text"], "no code tool, no code");
-  t.same(parts(ask("say 1+1", { tools: [codeTool] })).map((p) => p.kind.case), ["text"], "no request to run code, no code");
+  t.same(
+    parts(ask("calculate 1+1")).map((p) => p.kind.case),
+    ["text"],
+    "no code tool, no code",
+  );
+  t.same(
+    parts(ask("say 1+1", { tools: [codeTool] })).map((p) => p.kind.case),
+    ["text"],
+    "no request to run code, no code",
+  );
 });
 
 t.test("candidates, logprobs and seed", async (t) => {
   const p = plan(ask("hello world", { config: { candidateCount: 3 } }));
-  t.same(p.candidates.map((c) => c.index), [0, 1, 2]);
+  t.same(
+    p.candidates.map((c) => c.index),
+    [0, 1, 2],
+  );
   t.equal(p.usage.outputTokens, BigInt(3 * countText("You said: hello world")), "usage counts every candidate");
 
   const lp = plan(ask("hello world", { config: { responseLogprobs: true } })).candidates[0]!;
   const chosen = lp.logprobs!.chosenCandidates;
-  t.same(chosen.map((c) => c.token), splitTokens("You said: hello world"));
+  t.same(
+    chosen.map((c) => c.token),
+    splitTokens("You said: hello world"),
+  );
   t.ok(chosen.every((c) => c.logProbability < 0 && c.logProbability > -2));
   t.equal(lp.logprobs!.topCandidates.length, 0, "no top candidates unless asked");
   t.equal(lp.avgLogprobs, chosen.reduce((n, c) => n + c.logProbability, 0) / chosen.length);
@@ -242,7 +287,11 @@ t.test("fault directives", async (t) => {
 });
 
 t.test("roles other than user are never answered", async (t) => {
-  t.equal(textOf(parts(input({ turns: [user("question"), { role: Role.ASSISTANT, parts: [{ kind: { case: "text", value: { text: "The answer" } } }] }] }))), "You said: question", "a prefilled assistant turn is continued from the user text");
+  t.equal(
+    textOf(parts(input({ turns: [user("question"), { role: Role.ASSISTANT, parts: [{ kind: { case: "text", value: { text: "The answer" } } }] }] }))),
+    "You said: question",
+    "a prefilled assistant turn is continued from the user text",
+  );
 });
 
 // Agent clients (Claude Code, Gemini CLI) add context blocks to user turns
@@ -268,7 +317,11 @@ const claudeAsk = (text: string) =>
 
 t.test("agent clients: the user's words, not the context blocks, decide", async (t) => {
   const hi = plan(input({ tools: claudeTools, turns: [claudeAsk("say hi")], config: { thinking: { enabled: true } } }));
-  t.same(hi.candidates[0]!.parts.map((p) => p.kind.case), ["thinking", "text"], "no tool call");
+  t.same(
+    hi.candidates[0]!.parts.map((p) => p.kind.case),
+    ["thinking", "text"],
+    "no tool call",
+  );
   t.equal(textOf(hi.candidates[0]!.parts), "You said: say hi");
   const thought = hi.candidates[0]!.parts[0]!;
   t.match(thought.kind.case === "thinking" ? thought.kind.value.text : "", /^Let me think about "say hi"\./, "the thought is about the user's words");
@@ -286,7 +339,11 @@ t.test("agent clients: the user's words, not the context blocks, decide", async 
 t.test("agent clients: one call for the tool asked for, with its required arguments, then the answer", async (t) => {
   const ask = claudeAsk("use the Bash tool to run: ls");
   const first = calls(parts(input({ tools: claudeTools, turns: [ask] })));
-  t.same(first.map((c) => [c.name, c.arguments]), [["Bash", { command: "ls" }]], "Bash alone, no optional flags");
+  t.same(
+    first.map((c) => [c.name, c.arguments]),
+    [["Bash", { command: "ls" }]],
+    "Bash alone, no optional flags",
+  );
 
   const call = { kind: { case: "toolCall" as const, value: { id: first[0]!.id, name: "Bash", arguments: { command: "ls" } } } };
   const result = { kind: { case: "toolResult" as const, value: { callId: first[0]!.id, content: [{ kind: { case: "text" as const, value: { text: "known-file.txt" } } }] } } };
@@ -301,7 +358,11 @@ t.test("agent clients: one call for the tool asked for, with its required argume
     t.equal(calls(c.parts).length, 0, `${name}: no call again`);
   }
   const again = plan(input({ tools: claudeTools, turns: [ask, assistant(call), user(result), assistant("The tool Bash returned: known-file.txt"), claudeAsk("use Bash to run: pwd")] }));
-  t.same(calls(again.candidates[0]!.parts).map((c) => c.arguments), [{ command: "pwd" }], "a new request calls again");
+  t.same(
+    calls(again.candidates[0]!.parts).map((c) => c.arguments),
+    [{ command: "pwd" }],
+    "a new request calls again",
+  );
 });
 
 t.test("everyday-word tool names count only when asked for as tools", async (t) => {
@@ -313,6 +374,10 @@ t.test("everyday-word tool names count only when asked for as tools", async (t) 
   t.same(named("Agent Smith is here.\nRead on."), [], "nor at the start of a line");
   t.same(named("open notes.md in Read"), ["Read"], "as declared, inside a sentence");
   t.same(named("call Agent, then toolsearch"), ["Agent", "ToolSearch"], "identifier-like names count anywhere, in any case");
-  t.same(calls(parts(ask("please lookup pizza", { tools: [fn("lookup", { type: "object" })] }))).map((c) => c.name), ["lookup"], "a lower-case name as declared");
+  t.same(
+    calls(parts(ask("please lookup pizza", { tools: [fn("lookup", { type: "object" })] }))).map((c) => c.name),
+    ["lookup"],
+    "a lower-case name as declared",
+  );
   t.same(calls(parts(ask("use the Read tool on notes.md", { tools: claudeTools })))[0]!.arguments, { file_path: "notes.md" });
 });

@@ -45,7 +45,13 @@ const streamCases: Array<[string, InputInit]> = [
   ["forced vendor tool", { turns: [user("hi")], tools: [vendorTool("bash_20250124", "bash")], toolChoice: { mode: ToolChoiceMode.ANY } }],
   ["thinking", { turns: [user("think hard")], config: { thinking: { enabled: true, budgetTokens: 2000 } } }],
   ["thinking and tool", { turns: [user("get_weather in Oslo")], tools: [weather], config: { thinking: { includeThoughts: true } } }],
-  ["json", { turns: [user("list 2 Books")], config: { responseMimeType: "application/json", responseSchema: { type: "object", properties: { books: { type: "array", items: { type: "string" } } }, required: ["books"] } } }],
+  [
+    "json",
+    {
+      turns: [user("list 2 Books")],
+      config: { responseMimeType: "application/json", responseSchema: { type: "object", properties: { books: { type: "array", items: { type: "string" } } }, required: ["books"] } },
+    },
+  ],
   ["code execution", { turns: [user("calculate 6 * 7")], tools: [codeTool] }],
   ["candidates and logprobs", { turns: [user("two of these")], config: { candidateCount: 2, responseLogprobs: true, logprobs: 2 } }],
   ["blocked", { turns: [user("forbidden-topic")] }],
@@ -55,7 +61,11 @@ t.test("a stream replays exactly the non-streamed answer", async (t) => {
   for (const [name, init] of streamCases) {
     const whole = await engine.generate(input(init), ctx());
     const events = await drain(engine.stream(input(init), ctx()));
-    const streamed = await collectStream((async function* () { yield* events; })());
+    const streamed = await collectStream(
+      (async function* () {
+        yield* events;
+      })(),
+    );
     t.same(normalise(streamed), normalise(whole), name);
     const textDeltas = events.filter((e) => e.event.case === "partDelta" && e.event.value.delta.case === "text").length;
     if (countText(textOf(whole.candidates[0]?.parts ?? [])) >= 6) t.ok(textDeltas >= 2, `${name}: several text deltas (${textDeltas})`);
@@ -94,7 +104,9 @@ t.test("faults", async (t) => {
 
   const off = localChatProvider({ signingSecret: SECRET, faultInjection: false });
   t.equal(textOf((await off.generate(ask("hi #fault:internal"), ctx())).candidates[0]!.parts), "You said: hi #fault:internal");
-  await t.rejects(engine.generate(input({ turns: [user("x"), assistant({ kind: { case: "thinking", value: { text: "t" } }, signature: { issuer: "local", value: "forged" } }), user("y")] }), ctx()), { code: Code.InvalidArgument });
+  await t.rejects(engine.generate(input({ turns: [user("x"), assistant({ kind: { case: "thinking", value: { text: "t" } }, signature: { issuer: "local", value: "forged" } }), user("y")] }), ctx()), {
+    code: Code.InvalidArgument,
+  });
 });
 
 t.test("abort stops a stream", async (t) => {
@@ -106,7 +118,10 @@ t.test("abort stops a stream", async (t) => {
     if (e.event.case === "partDelta") ac.abort();
   }
   t.equal(seen.filter((e) => e.event.case === "partDelta").length, 1, "no delta after the abort");
-  t.notOk(seen.some((e) => e.event.case === "finish"), "no finish");
+  t.notOk(
+    seen.some((e) => e.event.case === "finish"),
+    "no finish",
+  );
   const all = await drain(slow.stream(ask("a b c d e f g h i j"), ctx()));
   t.equal(all.at(-1)?.event.case, "usage", "with a delay and no abort, the stream completes");
 });
@@ -138,7 +153,11 @@ t.test("count_tokens equals usage.input_tokens", async (t) => {
     const resp = await engine.generate(input(init), ctx());
     t.equal(count.inputTokens, resp.usage!.inputTokens, name);
     t.same(count.inputDetails, resp.usage!.inputDetails, `${name}: details`);
-    t.equal(count.inputDetails.reduce((n, d) => n + d.tokenCount, 0n), count.inputTokens, `${name}: details add up`);
+    t.equal(
+      count.inputDetails.reduce((n, d) => n + d.tokenCount, 0n),
+      count.inputTokens,
+      `${name}: details add up`,
+    );
     t.ok(resp.usage!.outputTokens >= 1n, `${name}: output tokens`);
   }
   const img = await engine.countTokens(input(countCases[2]![1]), ctx());

@@ -24,7 +24,11 @@ const selfReferring = { type: "object", required: letters, properties: Object.fr
 const manyBranches = { oneOf: Array.from({ length: 5000 }, (_, i) => ({ type: "object", required: [`k${i}`], properties: { [`k${i}`]: { type: "integer" } } })) };
 
 t.test("hostile schemas give a bounded instance", async (t) => {
-  for (const [name, schema] of [["arrays of arrays, 64 each, six deep", nestedArrays(6)], ["20 required properties referring to the root", selfReferring], ["a oneOf of 5,000 branches", manyBranches]] as const) {
+  for (const [name, schema] of [
+    ["arrays of arrays, 64 each, six deep", nestedArrays(6)],
+    ["20 required properties referring to the root", selfReferring],
+    ["a oneOf of 5,000 branches", manyBranches],
+  ] as const) {
     const v = sampleSchema(schema as never, hints);
     // The budget counts values made; the containers open when it ran out still
     // hold a null for each of their remaining keys.
@@ -35,7 +39,10 @@ t.test("hostile schemas give a bounded instance", async (t) => {
 t.test("a schema within the budget is still sampled whole", async (t) => {
   const v = sampleSchema(nestedArrays(2) as never, hints) as string[][];
   t.equal(v.length, 64);
-  t.ok(v.every((row) => row.length === 64 && row.every((x) => typeof x === "string")), "64 x 64 strings");
+  t.ok(
+    v.every((row) => row.length === 64 && row.every((x) => typeof x === "string")),
+    "64 x 64 strings",
+  );
   const one = sampleSchema({ oneOf: [{ type: "integer", minimum: 5 }, { type: "string" }] } as never, hints);
   t.equal(one, 5, "a small oneOf still picks by validation");
 });

@@ -113,7 +113,12 @@ const cases: Array<{ name: string; prompt: string; schema: JsonObject }> = [
         },
         overlap: { oneOf: [{ type: "number" }, { type: "integer" }] },
         maybe: { anyOf: [{ type: "null" }, { type: "string", minLength: 3 }] },
-        both: { allOf: [{ type: "object", properties: { a: { type: "string" } }, required: ["a"] }, { properties: { b: { type: "boolean" } }, required: ["b"] }] },
+        both: {
+          allOf: [
+            { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+            { properties: { b: { type: "boolean" } }, required: ["b"] },
+          ],
+        },
         fixed: { const: 42 },
         opt: { type: ["null", "integer"], minimum: 3 },
       },
@@ -192,7 +197,11 @@ t.test("tool arguments: the required properties, and optional ones only where th
 
   const listDir: JsonObject = {
     type: "object",
-    properties: { dir_path: { type: "string" }, ignore: { type: "array", items: { type: "string" } }, file_filtering_options: { type: "object", properties: { respect_git_ignore: { type: "boolean" } } } },
+    properties: {
+      dir_path: { type: "string" },
+      ignore: { type: "array", items: { type: "string" } },
+      file_filtering_options: { type: "object", properties: { respect_git_ignore: { type: "boolean" } } },
+    },
     required: ["dir_path"],
   };
   t.same(sampleArguments(listDir, promptHints("use the list_directory tool to list the current directory")), { dir_path: "." }, "a folder not named is the current one");
@@ -217,7 +226,11 @@ t.test("tool arguments: the required properties, and optional ones only where th
     { city: "Oslo", unit: "fahrenheit", day: "2025-06-01", contact: "ann@example.org", site: "https://met.no/x" },
     "a place, an enum value (through a $ref), a date, an e-mail address and a URL; no number, no free text",
   );
-  t.same(sampleArguments({ type: "object", properties: { a: { type: "string" }, b: { type: "string" }, c: { type: "string" } }, minProperties: 2 }, promptHints("hi")), { a: "a", b: "b" }, "minProperties brings optional ones back");
+  t.same(
+    sampleArguments({ type: "object", properties: { a: { type: "string" }, b: { type: "string" }, c: { type: "string" } }, minProperties: 2 }, promptHints("hi")),
+    { a: "a", b: "b" },
+    "minProperties brings optional ones back",
+  );
   t.same(sampleArguments({ type: "object", properties: { q: { type: "string" }, id: { type: "integer" } } }, promptHints("q id 7")), {}, "names under three letters are not looked for");
   t.same(sampleArguments(trip, promptHints("")), {}, "no words, nothing given");
 
@@ -260,7 +273,11 @@ t.test("regex sampler", async (t) => {
 
 t.test("hostile sizes are capped", async (t) => {
   const v = sampleArguments(
-    { type: "object", properties: { s: { type: "string", minLength: 1e9 }, a: { type: "array", minItems: 1e9 }, o: { type: "object", minProperties: 1e9 }, r: { type: "string", pattern: "^a{1000000}$" } }, required: ["s", "a", "o", "r"] },
+    {
+      type: "object",
+      properties: { s: { type: "string", minLength: 1e9 }, a: { type: "array", minItems: 1e9 }, o: { type: "object", minProperties: 1e9 }, r: { type: "string", pattern: "^a{1000000}$" } },
+      required: ["s", "a", "o", "r"],
+    },
     promptHints("x"),
   ) as { s: string; a: unknown[]; o: object; r: string };
   t.ok(v.s.length <= 4096 && v.a.length <= 64 && Object.keys(v.o).length <= 64 && v.r.length <= 4096);

@@ -17,7 +17,10 @@ const followUp = (prior: Part[]) => input({ ...thinking, turns: [user("first"), 
 
 t.test("a signed answer sent back verifies", async (t) => {
   const prior = answer("first");
-  t.same(prior.map((p) => p.signature?.issuer), ["local", "local"]);
+  t.same(
+    prior.map((p) => p.signature?.issuer),
+    ["local", "local"],
+  );
   t.equal(verifyInputSignatures(followUp(prior), SECRET), undefined);
   const tool = answer("use lookup for Rome", { tools: [fn("lookup", { type: "object", properties: { city: { type: "string" }, n: { type: "number" } }, required: ["city", "n"] })] });
   t.equal(verifyInputSignatures(followUp(tool), SECRET), undefined, "tool calls verify");

@@ -8,11 +8,15 @@ const engine = localImageBotProvider({ taskMs: 0, tileSize: 24 });
 const quiet = { signal: new AbortController().signal, progress: async () => undefined, save: async () => undefined };
 
 t.test("an input whose pixels do not decode fails with the gateway's words, not libvips'", async (t) => {
-  const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: "#336699" } }).png().toBuffer();
+  const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: "#336699" } })
+    .png()
+    .toBuffer();
   const bad = Buffer.from(png);
   bad[29] = bad[29]! ^ 0xff; // the IHDR chunk's CRC: the header reads, the pixels do not decode
   const input = { data: new Uint8Array(bad), mimeType: "image/png" };
-  const err = (await engine.run({ taskId: "t", operation: { kind: "blend", dimensions: "SQUARE" }, prompt: "", botType: "PRIMARY_BOT", seed: 1, inputs: [input, input] } as never, quiet).catch((e: Error) => e)) as Error;
+  const err = (await engine
+    .run({ taskId: "t", operation: { kind: "blend", dimensions: "SQUARE" }, prompt: "", botType: "PRIMARY_BOT", seed: 1, inputs: [input, input] } as never, quiet)
+    .catch((e: Error) => e)) as Error;
   t.type(err, Error);
   t.equal(err.message, "[internal] failed: the local engine could not process the images");
   t.notMatch(err.message, /CRC|vips|png|sharp/i);

@@ -13,8 +13,23 @@ import type { ImageBotJob, ImageBotOperation, ImageBotOutput } from "../../../..
 const engine = localImageBotProvider({ taskMs: 0, tileSize: 24 });
 const quiet = { signal: new AbortController().signal, progress: async () => undefined, save: async () => undefined };
 
-const solid = async (w: number, h: number, colour: string) => ({ data: new Uint8Array(await sharp({ create: { width: w, height: h, channels: 3, background: colour } }).png().toBuffer()), mimeType: "image/png" });
-const job = (operation: ImageBotOperation, extra: Partial<ImageBotJob> = {}): ImageBotJob => ({ taskId: "t", operation, prompt: "a harbour at night", botType: "PRIMARY_BOT", seed: 7, inputs: [], ...extra });
+const solid = async (w: number, h: number, colour: string) => ({
+  data: new Uint8Array(
+    await sharp({ create: { width: w, height: h, channels: 3, background: colour } })
+      .png()
+      .toBuffer(),
+  ),
+  mimeType: "image/png",
+});
+const job = (operation: ImageBotOperation, extra: Partial<ImageBotJob> = {}): ImageBotJob => ({
+  taskId: "t",
+  operation,
+  prompt: "a harbour at night",
+  botType: "PRIMARY_BOT",
+  seed: 7,
+  inputs: [],
+  ...extra,
+});
 const run = (j: ImageBotJob) => engine.run(j, quiet);
 const raw = async (out: ImageBotOutput) => sharp(out.image!.data).removeAlpha().raw().toBuffer({ resolveWithObject: true });
 
@@ -143,8 +158,15 @@ t.test("progress rises over taskMs with one preview; abort stops the task", asyn
   const slow = localImageBotProvider({ taskMs: 140, tileSize: 16 });
   const seen: [number, boolean][] = [];
   await slow.run(job({ kind: "imagine" }), { ...quiet, progress: async (p, preview) => void seen.push([p, !!preview]) });
-  t.same(seen.map((s) => s[0]), [10, 25, 40, 55, 70, 85]);
-  t.same(seen.filter((s) => s[1]).map((s) => s[0]), [55], "one preview, half-way");
+  t.same(
+    seen.map((s) => s[0]),
+    [10, 25, 40, 55, 70, 85],
+  );
+  t.same(
+    seen.filter((s) => s[1]).map((s) => s[0]),
+    [55],
+    "one preview, half-way",
+  );
   const ac = new AbortController();
   const p = slow.run(job({ kind: "imagine" }), { ...quiet, signal: ac.signal });
   setTimeout(() => ac.abort(new Error("cancelled")), 30);

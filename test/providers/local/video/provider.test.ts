@@ -54,7 +54,11 @@ t.test("the file has the asked size, fps, length and codec", async (t) => {
   const facts = await probe(file);
   t.same(facts, { format: "mp4", codec: "h264", width: 160, height: 90, fps: 8, duration: 2, frames: 16 });
   t.ok(c.progress.length >= 2, "progress was reported while it ran");
-  t.same([...c.progress].sort((a, b) => a - b), c.progress, "progress never goes down");
+  t.same(
+    [...c.progress].sort((a, b) => a - b),
+    c.progress,
+    "progress never goes down",
+  );
   t.ok(c.progress.every((p) => p >= 0 && p <= 99));
 
   const tall = await engine.run(job({ width: 90, height: 160, duration: 1, fps: 5 }), ctx().ctx);
@@ -78,7 +82,9 @@ t.test("frames depend on prompt and seed", async (t) => {
 });
 
 t.test("a reference image becomes the background", async (t) => {
-  const red = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 250, g: 10, b: 10 } } }).png().toBuffer();
+  const red = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 250, g: 10, b: 10 } } })
+    .png()
+    .toBuffer();
   const f = path.join(dir, "ref.mp4");
   writeFileSync(f, (await engine.run(job({ reference: { data: red, mimeType: "image/png" } }), ctx().ctx)).video.data);
   const [r, g, b] = await pixel(f, 1, 1);
