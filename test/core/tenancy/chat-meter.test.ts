@@ -8,17 +8,16 @@
 // Expected credits are worked out by hand from PRICES below.
 import t from "tap";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, createContextValues, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, createContextValues, type ServiceImpl } from "@connectrpc/connect";
 import { ChatInputSchema, ChatService, Role, StreamGenerateResponseSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { ErrorDetailSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
-import { formatKey, principalKey, requestIdKey, type Principal } from "../../../src/core/context.js";
-import { budgets, type Budgets } from "../../../src/core/tenancy/budget.js";
+import { formatKey, type Principal } from "../../../src/core/context.js";
 import { chatMeterInterceptor, DEFAULT_RESERVED_OUTPUT } from "../../../src/core/tenancy/chat-meter.js";
 import { memoryLimiter, type Limits, type RateLimiter } from "../../../src/core/tenancy/limiter.js";
 import { priceSchema, type PriceTable } from "../../../src/core/tenancy/prices.js";
 import { createDirectTransport } from "../../../src/core/transport.js";
 import { countInput } from "../../../src/lib/tokenizer.js";
-import type { KeyStore } from "../../../src/storage/types.js";
+import { asCaller, ledger, principal } from "./fakes.js";
 
 // Credits per token: input 2, output 3, cache reads and writes at the input price; 5 flat per request.
 const PRICES: PriceTable = priceSchema.parse({ chat: [{ model: "priced-*", input: 2_000_000, output: 3_000_000, request: 5 }] });
@@ -30,58 +29,6 @@ const input = (model = "priced-a", config?: { maxOutputTokens?: number; thinking
   turns: [{ role: Role.USER, parts: [{ kind: { case: "text", value: { text: "hello world" } } }] }],
   ...(config ? { config } : {}),
 });
-
-const NO_LIMITS: Limits = { requestsPerMinute: 0, tokensPerMinute: 0, concurrentRequests: 0 };
-const principal = (p: Partial<Principal> = {}): Principal => ({ keyId: "k1", name: "test", admin: false, formats: [], models: [], limits: NO_LIMITS, budget: 0, ...p });
-
-/** Puts the principal and a request id into the call, as the auth interceptor does. */
-const asCaller =
-  (p: Principal): Interceptor =>
-  (next) =>
-  (req) => {
-    req.contextValues.set(principalKey, p);
-    req.contextValues.set(requestIdKey, "rid-1");
-    return next(req);
-  };
-
-/** The real Budgets over an in-memory key store, logging every reserve, settle, refund and charge. */
-function ledger(budget: number, spent = 0) {
-  const row = { budget, spent };
-  const store: Pick<KeyStore, "reserveCredits" | "adjustSpent"> = {
-    async reserveCredits(_id, amount) {
-      if (row.budget > 0 && !(row.spent + amount <= row.budget + 1e-9 && row.spent < row.budget)) return false;
-      row.spent += amount;
-      return true;
-    },
-    async adjustSpent(_id, delta) {
-      row.spent = Math.max(0, row.spent + delta);
-    },
-  };
-  const inner = budgets(store as KeyStore);
-  const events: string[] = [];
-  const b: Budgets = {
-    async reserve(key, amount) {
-      events.push(`reserve ${amount}`);
-      const h = await inner.reserve(key, amount);
-      return {
-        reserved: h.reserved,
-        settle: async (actual) => {
-          events.push(`settle ${actual}`);
-          await h.settle(actual);
-        },
-        refund: async () => {
-          events.push("refund");
-          await h.refund();
-        },
-      };
-    },
-    async charge(keyId, amount) {
-      events.push(`charge ${amount}`);
-      await inner.charge(keyId, amount);
-    },
-  };
-  return { budgets: b, events, spent: () => row.spent };
-}
 
 /** The in-process limiter at a fixed time (no refill), logging the tokens consumed. */
 function tokenLog() {

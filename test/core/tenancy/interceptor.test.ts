@@ -7,35 +7,23 @@
 // once however it ends.
 import t from "tap";
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, createContextValues, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, createContextValues, type ServiceImpl } from "@connectrpc/connect";
 import { ChatService, Role, StreamGenerateResponseSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { ErrorDetailSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { ImageService } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { Action, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
-import { formatKey, principalKey, requestIdKey, type Principal } from "../../../src/core/context.js";
+import { formatKey, type Principal } from "../../../src/core/context.js";
 import { retryAfterSeconds } from "../../../src/core/errors.js";
 import { budgets } from "../../../src/core/tenancy/budget.js";
 import { chatMeterInterceptor } from "../../../src/core/tenancy/chat-meter.js";
 import { tenancyInterceptor } from "../../../src/core/tenancy/interceptor.js";
-import { memoryLimiter, type Limits, type RateLimiter } from "../../../src/core/tenancy/limiter.js";
+import { memoryLimiter, type RateLimiter } from "../../../src/core/tenancy/limiter.js";
 import { priceSchema } from "../../../src/core/tenancy/prices.js";
 import { unaryMeterInterceptor } from "../../../src/core/tenancy/unary-meter.js";
 import { createDirectTransport } from "../../../src/core/transport.js";
 import type { KeyStore, UsageRecord, UsageStore } from "../../../src/storage/types.js";
-
-const NO_LIMITS: Limits = { requestsPerMinute: 0, tokensPerMinute: 0, concurrentRequests: 0 };
-const principal = (p: Partial<Principal> = {}): Principal => ({ keyId: "k1", name: "test", admin: false, formats: [], models: [], limits: NO_LIMITS, budget: 0, ...p });
-
-/** Puts the principal and a request id into the call, as the auth interceptor does. */
-const asCaller =
-  (p: Principal): Interceptor =>
-  (next) =>
-  (req) => {
-    req.contextValues.set(principalKey, p);
-    req.contextValues.set(requestIdKey, "rid-1");
-    return next(req);
-  };
+import { asCaller, NO_LIMITS, principal } from "./fakes.js";
 
 /** The in-process limiter at a fixed time (no refill), counting slots taken and every call of a release. */
 function countingLimiter() {

@@ -4,23 +4,22 @@
 // (or the default) model and length and settled at what was made, failures
 // are refunded and recorded as `error:<code>`, a budgeted key is checked even
 // for a call priced at 0, streamed images are settled at their batch (and
-// refunded without one), and what a service notes overrides the record's model
-// and channel. Expected credits are worked out by hand from PRICES below.
+// refunded without one), and a record names the channel and action the
+// response reports. Expected credits are worked out by hand from PRICES below.
 import t from "tap";
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, createContextValues, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, createContextValues, type ServiceImpl } from "@connectrpc/connect";
 import { ErrorDetailSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { ImageService, StreamGenerateImagesResponseSchema, type StreamGenerateImagesResponse } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { Action, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
-import { formatKey, principalKey, requestIdKey, type Principal } from "../../../src/core/context.js";
+import { formatKey, type Principal } from "../../../src/core/context.js";
 import { modelResolver } from "../../../src/core/image/profiles.js";
-import { budgets, type Budgets } from "../../../src/core/tenancy/budget.js";
-import type { Limits } from "../../../src/core/tenancy/limiter.js";
 import { priceSchema, type PriceTable } from "../../../src/core/tenancy/prices.js";
 import { buttonAction, unaryMeterInterceptor } from "../../../src/core/tenancy/unary-meter.js";
 import { createDirectTransport } from "../../../src/core/transport.js";
-import type { KeyStore, UsageRecord, UsageStore } from "../../../src/storage/types.js";
+import type { UsageRecord, UsageStore } from "../../../src/storage/types.js";
+import { asCaller, ledger, principal } from "./fakes.js";
 
 const PRICES: PriceTable = priceSchema.parse({
   images: [
@@ -34,58 +33,6 @@ const PRICES: PriceTable = priceSchema.parse({
     { model: "veo-*", perSecond: 5 },
   ],
 });
-
-const NO_LIMITS: Limits = { requestsPerMinute: 0, tokensPerMinute: 0, concurrentRequests: 0 };
-const principal = (p: Partial<Principal> = {}): Principal => ({ keyId: "k1", name: "test", admin: false, formats: [], models: [], limits: NO_LIMITS, budget: 0, ...p });
-
-/** Puts the principal and a request id into the call, as the auth interceptor does. */
-const asCaller =
-  (p: Principal): Interceptor =>
-  (next) =>
-  (req) => {
-    req.contextValues.set(principalKey, p);
-    req.contextValues.set(requestIdKey, "rid-1");
-    return next(req);
-  };
-
-/** The real Budgets over an in-memory key store, logging every reserve, settle, refund and charge. */
-function ledger(budget: number, spent = 0) {
-  const row = { budget, spent };
-  const store: Pick<KeyStore, "reserveCredits" | "adjustSpent"> = {
-    async reserveCredits(_id, amount) {
-      if (row.budget > 0 && !(row.spent + amount <= row.budget + 1e-9 && row.spent < row.budget)) return false;
-      row.spent += amount;
-      return true;
-    },
-    async adjustSpent(_id, delta) {
-      row.spent = Math.max(0, row.spent + delta);
-    },
-  };
-  const inner = budgets(store as KeyStore);
-  const events: string[] = [];
-  const b: Budgets = {
-    async reserve(key, amount) {
-      events.push(`reserve ${amount}`);
-      const h = await inner.reserve(key, amount);
-      return {
-        reserved: h.reserved,
-        settle: async (actual) => {
-          events.push(`settle ${actual}`);
-          await h.settle(actual);
-        },
-        refund: async () => {
-          events.push("refund");
-          await h.refund();
-        },
-      };
-    },
-    async charge(keyId, amount) {
-      events.push(`charge ${amount}`);
-      await inner.charge(keyId, amount);
-    },
-  };
-  return { budgets: b, events, spent: () => row.spent };
-}
 
 interface Impls {
   imageBot?: Partial<ServiceImpl<typeof ImageBotService>>;

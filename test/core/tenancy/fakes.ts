@@ -1,0 +1,59 @@
+// In-memory fakes the money-path tests share: a principal, a fake auth step,
+// and the real Budgets over an in-memory key store that logs every step.
+import type { Interceptor } from "@connectrpc/connect";
+import { principalKey, requestIdKey, type Principal } from "../../../src/core/context.js";
+import { budgets, type Budgets } from "../../../src/core/tenancy/budget.js";
+import type { Limits } from "../../../src/core/tenancy/limiter.js";
+import type { KeyStore } from "../../../src/storage/types.js";
+
+export const NO_LIMITS: Limits = { requestsPerMinute: 0, tokensPerMinute: 0, concurrentRequests: 0 };
+export const principal = (p: Partial<Principal> = {}): Principal => ({ keyId: "k1", name: "test", admin: false, formats: [], models: [], limits: NO_LIMITS, budget: 0, ...p });
+
+/** Puts the principal and a request id into the call, as the auth interceptor does. */
+export const asCaller =
+  (p: Principal): Interceptor =>
+  (next) =>
+  (req) => {
+    req.contextValues.set(principalKey, p);
+    req.contextValues.set(requestIdKey, "rid-1");
+    return next(req);
+  };
+
+/** The real Budgets over an in-memory key store, logging every reserve, settle, refund and charge. */
+export function ledger(budget: number, spent = 0) {
+  const row = { budget, spent };
+  const store: Pick<KeyStore, "reserveCredits" | "adjustSpent"> = {
+    async reserveCredits(_id, amount) {
+      if (row.budget > 0 && !(row.spent + amount <= row.budget + 1e-9 && row.spent < row.budget)) return false;
+      row.spent += amount;
+      return true;
+    },
+    async adjustSpent(_id, delta) {
+      row.spent = Math.max(0, row.spent + delta);
+    },
+  };
+  const inner = budgets(store as KeyStore);
+  const events: string[] = [];
+  const b: Budgets = {
+    async reserve(key, amount) {
+      events.push(`reserve ${amount}`);
+      const h = await inner.reserve(key, amount);
+      return {
+        reserved: h.reserved,
+        settle: async (actual) => {
+          events.push(`settle ${actual}`);
+          await h.settle(actual);
+        },
+        refund: async () => {
+          events.push("refund");
+          await h.refund();
+        },
+      };
+    },
+    async charge(keyId, amount) {
+      events.push(`charge ${amount}`);
+      await inner.charge(keyId, amount);
+    },
+  };
+  return { budgets: b, events, spent: () => row.spent };
+}
