@@ -69,7 +69,8 @@ export function buildCore(deps: CoreDeps): Core {
     chatMeterInterceptor(deps.tenancy),
     unaryMeterInterceptor({ ...deps.tenancy, imageModels: deps.image?.models }),
   ];
-  const chatRoutes = (router: ConnectRouter) => router.service(ChatService, { ...chatService(deps.chat), ...cachedContentService(deps.chat) });
+  const chat = { ...chatService(deps.chat), ...cachedContentService(deps.chat) };
+  const chatRoutes = (router: ConnectRouter) => router.service(ChatService, chat);
   // Image-bot prompts are translated through ChatService with the caller's key: a transport of ChatService alone (same interceptors), made before the routes that need it.
   const imageBot = deps.imageBot && { ...deps.imageBot, chat: createClient(ChatService, createDirectTransport(chatRoutes, { interceptors })) };
   const routes = (router: ConnectRouter) => {

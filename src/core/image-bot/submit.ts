@@ -66,9 +66,16 @@ export function newTaskId(now: number): string {
 
 const result = (code: number, description: string, taskId = "", properties: JsonObject = {}): SubmitResult => create(SubmitResultSchema, { code, description, taskId, properties });
 /** A result that names the channel of the account that took the task (for its usage record). */
-const tookBy = (account: AccountView, r: SubmitResult): SubmitResult => ((r.channel = account.channel), r);
+function tookBy(account: AccountView, r: SubmitResult): SubmitResult {
+  r.channel = account.channel;
+  return r;
+}
+
 /** A confirmed modal's result names the action it runs. */
-const modalOf = (action: string, r: SubmitResult): SubmitResult => ((r.action = action), r);
+function modalOf(action: string, r: SubmitResult): SubmitResult {
+  r.action = action;
+  return r;
+}
 
 const fieldOf = (f: InputFile | undefined, fallback: string) => f?.filename || fallback;
 

@@ -10,14 +10,13 @@ import t from "tap";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createContextValues, type ServiceImpl } from "@connectrpc/connect";
 import { ChatInputSchema, ChatService, Role, StreamGenerateResponseSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { ErrorDetailSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { formatKey, type Principal } from "../../../src/core/context.js";
 import { chatMeterInterceptor, DEFAULT_RESERVED_OUTPUT } from "../../../src/core/tenancy/chat-meter.js";
 import { memoryLimiter, type Limits, type RateLimiter } from "../../../src/core/tenancy/limiter.js";
 import { priceSchema, type PriceTable } from "../../../src/core/tenancy/prices.js";
 import { createDirectTransport } from "../../../src/core/transport.js";
 import { countInput } from "../../../src/lib/tokenizer.js";
-import { asCaller, ledger, principal } from "./fakes.js";
+import { asCaller, failure, ledger, principal, reasonOf } from "./fakes.js";
 
 // Credits per token: input 2, output 3, cache reads and writes at the input price; 5 flat per request.
 const PRICES: PriceTable = priceSchema.parse({ chat: [{ model: "priced-*", input: 2_000_000, output: 3_000_000, request: 5 }] });
@@ -54,12 +53,6 @@ function setup(p: Principal, impl: Partial<ServiceImpl<typeof ChatService>>, spe
 }
 
 const values = () => createContextValues().set(formatKey, "messages");
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => ConnectError.from(e),
-  );
-const reasonOf = (e: ConnectError | undefined) => e?.findDetails(ErrorDetailSchema)[0]?.reason;
 
 const startEv = (usage?: { inputTokens?: bigint; outputTokens?: bigint }) =>
   create(StreamGenerateResponseSchema, { event: { case: "start", value: { id: "s1", model: "priced-a", ...(usage ? { usage } : {}) } } });

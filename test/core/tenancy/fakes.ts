@@ -1,7 +1,8 @@
-// In-memory fakes the money-path tests share: a principal, a fake auth step,
-// and the real Budgets over an in-memory key store that logs every step.
-import type { Interceptor } from "@connectrpc/connect";
-import { principalKey, requestIdKey, type Principal } from "../../../src/core/context.js";
+// What the money-path tests share: a principal, a fake auth step, call
+// options per format, error readers, and the real Budgets over an in-memory key store that logs every step.
+import { ConnectError, createContextValues, type Interceptor } from "@connectrpc/connect";
+import { ErrorDetailSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
+import { formatKey, principalKey, requestIdKey, type Principal } from "../../../src/core/context.js";
 import { budgets, type Budgets } from "../../../src/core/tenancy/budget.js";
 import type { Limits } from "../../../src/core/tenancy/limiter.js";
 import type { KeyStore } from "../../../src/storage/types.js";
@@ -57,3 +58,16 @@ export function ledger(budget: number, spent = 0) {
   };
   return { budgets: b, events, spent: () => row.spent };
 }
+
+/** Call options of a call that entered in `format`. */
+export const as = (format: string) => ({ contextValues: createContextValues().set(formatKey, format) });
+
+/** The ConnectError a call failed with (undefined when it succeeded). */
+export const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => ConnectError.from(e),
+  );
+
+/** The reason of a refusal's ErrorDetail. */
+export const reasonOf = (e: ConnectError | undefined) => e?.findDetails(ErrorDetailSchema)[0]?.reason;

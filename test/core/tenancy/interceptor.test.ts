@@ -7,13 +7,12 @@
 // once however it ends.
 import t from "tap";
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, createContextValues, type ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type ServiceImpl } from "@connectrpc/connect";
 import { ChatService, Role, StreamGenerateResponseSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { ErrorDetailSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { ImageService } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { Action, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
-import { formatKey, type Principal } from "../../../src/core/context.js";
+import { type Principal } from "../../../src/core/context.js";
 import { retryAfterSeconds } from "../../../src/core/errors.js";
 import { budgets } from "../../../src/core/tenancy/budget.js";
 import { chatMeterInterceptor } from "../../../src/core/tenancy/chat-meter.js";
@@ -23,7 +22,7 @@ import { priceSchema } from "../../../src/core/tenancy/prices.js";
 import { unaryMeterInterceptor } from "../../../src/core/tenancy/unary-meter.js";
 import { createDirectTransport } from "../../../src/core/transport.js";
 import type { KeyStore, UsageRecord, UsageStore } from "../../../src/storage/types.js";
-import { asCaller, NO_LIMITS, principal } from "./fakes.js";
+import { as, asCaller, failure, NO_LIMITS, principal, reasonOf } from "./fakes.js";
 
 /** The in-process limiter at a fixed time (no refill), counting slots taken and every call of a release. */
 function countingLimiter() {
@@ -118,13 +117,6 @@ const refusal = (r: Partial<UsageRecord>): UsageRecord => ({
   ...r,
 });
 
-const as = (format: string) => ({ contextValues: createContextValues().set(formatKey, format) });
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => ConnectError.from(e),
-  );
-const reasonOf = (e: ConnectError | undefined) => e?.findDetails(ErrorDetailSchema)[0]?.reason;
 const input = (model: string) => ({ model, turns: [{ role: Role.USER, parts: [{ kind: { case: "text" as const, value: { text: "hi" } } }] }] });
 const ev = (text: string) => create(StreamGenerateResponseSchema, { event: { case: "partDelta", value: { candidateIndex: 0, index: 0, delta: { case: "text", value: text } } } });
 

@@ -8,18 +8,17 @@
 // response reports. Expected credits are worked out by hand from PRICES below.
 import t from "tap";
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, createContextValues, type ServiceImpl } from "@connectrpc/connect";
-import { ErrorDetailSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
+import { Code, ConnectError, createClient, type ServiceImpl } from "@connectrpc/connect";
 import { ImageService, StreamGenerateImagesResponseSchema, type StreamGenerateImagesResponse } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { Action, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
-import { formatKey, type Principal } from "../../../src/core/context.js";
+import { type Principal } from "../../../src/core/context.js";
 import { modelResolver } from "../../../src/core/image/profiles.js";
 import { priceSchema, type PriceTable } from "../../../src/core/tenancy/prices.js";
 import { buttonAction, unaryMeterInterceptor } from "../../../src/core/tenancy/unary-meter.js";
 import { createDirectTransport } from "../../../src/core/transport.js";
 import type { UsageRecord, UsageStore } from "../../../src/storage/types.js";
-import { asCaller, ledger, principal } from "./fakes.js";
+import { as, asCaller, failure, ledger, principal, reasonOf } from "./fakes.js";
 
 const PRICES: PriceTable = priceSchema.parse({
   images: [
@@ -88,14 +87,6 @@ const rec = (r: Partial<UsageRecord>): UsageRecord => ({
   requestId: "rid-1",
   ...r,
 });
-
-const as = (format: string) => ({ contextValues: createContextValues().set(formatKey, format) });
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => ConnectError.from(e),
-  );
-const reasonOf = (e: ConnectError | undefined) => e?.findDetails(ErrorDetailSchema)[0]?.reason;
 
 /** Reads a stream to its end; the event kinds it delivered and the error it ended with. */
 async function drain(it: AsyncIterable<StreamGenerateImagesResponse>) {
