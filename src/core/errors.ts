@@ -49,3 +49,12 @@ export function retryAfterSeconds(err: ConnectError): number | undefined {
   if (!d) return undefined;
   return Math.max(1, Math.ceil(Number(d.seconds) + d.nanos / 1e9));
 }
+
+/** Names the channel an error came from in its detail (unless it names one already), for the call's usage record. */
+export function tagChannel(err: ConnectError, channel: string): ConnectError {
+  if (!channel) return err;
+  const entry = err.details.find((d) => "desc" in d && d.desc === ErrorDetailSchema) as { value: Partial<ErrorDetail> } | undefined;
+  if (!entry) err.details.push({ desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { metadata: { channel } }) });
+  else if (!entry.value.metadata?.channel) entry.value.metadata = { ...entry.value.metadata, channel };
+  return err;
+}

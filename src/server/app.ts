@@ -148,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         (err: unknown) => done(err as Error),
       );
     });
-    await scope.register(fastifyConnectPlugin, { routes: deps.core.routes, interceptors: deps.core.interceptors, ...rpcLimits(config.bodyLimitBytes) });
+    await scope.register(fastifyConnectPlugin, { routes: deps.core.routes, ...rpcLimits(config.bodyLimitBytes) });
   });
 
   const trpcContext = trpcContextFactory(deps);

@@ -13,7 +13,7 @@ import { localChatProvider } from "../providers/local/chat/provider.js";
 import { loadSigningSecret } from "../providers/local/chat/signing-key.js";
 import { openStorage } from "../storage/open.js";
 import type { Storage } from "../storage/types.js";
-import { createMetrics, metricsInterceptor, type Metrics } from "./metrics.js";
+import { createMetrics, observeCalls, type Metrics } from "./metrics.js";
 import { createFileDeps, createImageDeps, type FileDeps, type ImageDeps } from "./image-deps.js";
 import { budgets } from "../core/tenancy/budget.js";
 import { taskRefunds } from "../core/tenancy/task-refunds.js";
@@ -116,12 +116,12 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
     catalog,
     admin: { keys: storage.keys, usage: storage.usage, auth, now, channels },
     tenancy: { limiter, budgets: budgets(storage.keys), prices: config.prices, usage: storage.usage, now },
-    chat: { routing: chatRouting, usage: storage.usage, cachedContents: storage.cachedContents, files: fileApi, prices: config.prices, now },
+    chat: { routing: chatRouting, cachedContents: storage.cachedContents, files: fileApi, now },
     image: images.service,
     imageBot: tasks.imageBot,
     video: videos.service,
     files: fileApi,
-    outerInterceptors: [metricsInterceptor(metrics)],
+    observe: observeCalls(metrics),
   });
   // Every task kind is registered on tasks.runner before this: it resumes unfinished tasks.
   await tasks.runner.start();

@@ -58,7 +58,7 @@ export async function startGrpcListener(deps: Pick<AppDeps, "core" | "auth" | "c
   const { core, config } = deps;
   const sessions = new Set<http2.ServerHttp2Session>();
   const limits = rpcLimits(config.bodyLimitBytes);
-  const calls = keyed(keyCheck(deps.auth), connectNodeAdapter({ routes: core.routes, interceptors: core.interceptors, ...limits }));
+  const calls = keyed(keyCheck(deps.auth), connectNodeAdapter({ routes: core.routes, ...limits }));
   const reflection = connectNodeAdapter({ routes: reflectionRoutes(servicesOf(core.routes)), ...limits });
   const server = http2.createServer((req, res) => (REFLECTION.test(req.url) ? reflection(req, res) : calls(req, res)));
   server.on("session", (s) => {

@@ -81,8 +81,6 @@ export function createImageDeps(config: Config, storage: Storage, files: FileDep
       urlSecret: files.urlSecret,
       publicUrl: config.publicUrl,
       urlTtlMs: config.images.urlTtlMs,
-      usage: storage.usage,
-      prices: config.prices,
       now,
     },
     catalogEntries,

@@ -1,10 +1,9 @@
 // Prometheus metrics: request counts and latency histograms per HTTP route and
 // per RPC. One registry per app instance (no module-level singletons).
-import type { Interceptor } from "@connectrpc/connect";
-import { ConnectError } from "@connectrpc/connect";
+import type { DescMethod } from "@bufbuild/protobuf";
+import type { ConnectError } from "@connectrpc/connect";
 import { createRequire } from "node:module";
 import { Counter, Registry, type MetricValueWithName } from "prom-client";
-import { watchStream } from "../core/transport-streams.js";
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -209,32 +208,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean; gcDurations?: bo
   };
 }
 
-export function metricsInterceptor(m: Metrics): Interceptor {
-  // Promise callbacks rather than an async function: one frame fewer per call.
-  return (next) => (req) => {
-    const started = performance.now();
-    const done = (err: unknown) => m.rpc(req.service.typeName, req.method.name, err === undefined ? "ok" : codeName(err), (performance.now() - started) / 1000);
-    let pending;
-    try {
-      pending = next(req);
-    } catch (err) {
-      done(err);
-      return Promise.reject(err);
-    }
-    return pending.then(
-      (res) => {
-        if (!res.stream) {
-          done(undefined);
-          return res;
-        }
-        return { ...res, message: watchStream(res.message, { end: (how) => done(how.failed ? (how.error ?? new Error("stream failed")) : undefined) }) };
-      },
-      (err: unknown) => {
-        done(err);
-        return Promise.reject(err);
-      },
-    );
-  };
+/** The core pipeline's report of each call, as RPC metrics. */
+export function observeCalls(m: Metrics): (method: DescMethod, error: ConnectError | undefined, seconds: number) => void {
+  return (method, error, seconds) => m.rpc(method.parent.typeName, method.name, error === undefined ? "ok" : String(error.code), seconds);
 }
 
 // Label objects for a new label set, from the lookup keys (module functions: no closure per call).
@@ -247,9 +223,4 @@ const rpcLabels = (service: string, method: string) => ({ service, method });
 const statusTexts: string[] = [];
 function statusText(status: number): string {
   return (statusTexts[status] ??= String(status));
-}
-
-function codeName(err: unknown): string {
-  const c = ConnectError.from(err).code;
-  return String(c);
 }

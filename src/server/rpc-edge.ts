@@ -4,7 +4,7 @@
 // refused from its headers, before its body is read.
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import type { Authenticator } from "../core/auth/authenticator.js";
-import { bearerToken } from "../core/auth/interceptor.js";
+import { bearerToken } from "../core/auth/bearer.js";
 
 /** Handler options for connect-node and connect-fastify. */
 export function rpcLimits(bodyLimitBytes: number) {

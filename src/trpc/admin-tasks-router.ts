@@ -99,7 +99,7 @@ const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 export const accountsRouter = t.router({
   list: t.procedure.query(async ({ ctx }) => {
-    const res = await core(() => ctx.clients.tasks.listAccounts({}, ctx.call));
+    const res = await core(() => ctx.clients.imageBot.listAccounts({}, ctx.call));
     return res.accounts.map(accountView);
   }),
   update: t.procedure.input(accountFields).mutation(async ({ input, ctx }) => {
@@ -113,7 +113,7 @@ export const accountsRouter = t.router({
       ...(modes ? { modes: modes.map((m) => AccountMode[m]) } : {}),
       ...(botTypes ? { botTypes: botTypes.map((b) => BotType[b]) } : {}),
     };
-    const res = await core(() => ctx.clients.tasks.updateAccount({ account, updateMask: mask }, ctx.call));
+    const res = await core(() => ctx.clients.imageBot.updateAccount({ account, updateMask: mask }, ctx.call));
     return accountView(res.account!);
   }),
 });
@@ -132,7 +132,7 @@ export const tasksRouter = t.router({
     )
     .query(async ({ input, ctx }) => {
       const res = await core(() =>
-        ctx.clients.tasks.listTasks({ statuses: (input?.statuses ?? []).map((s) => Status[s]), pageSize: input?.pageSize ?? 100, pageToken: input?.pageToken ?? "" }, ctx.call),
+        ctx.clients.imageBot.listTasks({ statuses: (input?.statuses ?? []).map((s) => Status[s]), pageSize: input?.pageSize ?? 100, pageToken: input?.pageToken ?? "" }, ctx.call),
       );
       return { tasks: res.tasks.map(taskView), nextPageToken: res.nextPageToken };
     }),
@@ -151,7 +151,7 @@ export const videosRouter = t.router({
         .optional(),
     )
     .query(async ({ input, ctx }) => {
-      const res = await core(() => ctx.clients.videos.listVideos({ limit: input?.limit ?? 20, after: input?.after ?? "", order: input?.order ?? "desc" }, ctx.call));
+      const res = await core(() => ctx.clients.video.listVideos({ limit: input?.limit ?? 20, after: input?.after ?? "", order: input?.order ?? "desc" }, ctx.call));
       return { videos: res.videos.map(videoView), hasMore: res.hasMore };
     }),
 });

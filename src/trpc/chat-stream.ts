@@ -31,7 +31,7 @@ export type ChatStreamEvent =
   | { type: "error"; code: string; message: string };
 
 export async function* chatStream(ctx: TrpcContext, input: ChatGenerateInput, signal: AbortSignal | undefined): AsyncGenerator<ChatStreamEvent> {
-  const call = signal ? { ...ctx.call, signal: AbortSignal.any([signal, ...(ctx.call.signal ? [ctx.call.signal] : [])]) } : ctx.call;
+  const call = signal ? { ...ctx.call, signal: AbortSignal.any([signal, ctx.call.signal]) } : ctx.call;
   try {
     for await (const res of ctx.clients.chat.streamGenerate({ input: toChatInput(input) }, call)) {
       const e = res.event;

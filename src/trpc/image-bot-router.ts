@@ -29,24 +29,24 @@ export function submitView(r: SubmitResult) {
 
 export const imageBotRouter = t.router({
   imagine: t.procedure.input(z.object({ prompt: z.string().min(1).max(8192), botType: z.enum(["PRIMARY_BOT", "ANIME_BOT"]).default("PRIMARY_BOT") })).mutation(async ({ input, ctx }) => {
-    const res = await core(() => ctx.clients.tasks.submitTask({ action: Action.IMAGINE, prompt: input.prompt, botType: BotType[input.botType] }, ctx.call));
+    const res = await core(() => ctx.clients.imageBot.submitTask({ action: Action.IMAGINE, prompt: input.prompt, botType: BotType[input.botType] }, ctx.call));
     return submitView(res.result!);
   }),
   get: t.procedure.input(z.object({ id: z.string().min(1).max(128) })).query(async ({ input, ctx }) => {
-    const res = await core(() => ctx.clients.tasks.getTask({ id: input.id }, ctx.call));
+    const res = await core(() => ctx.clients.imageBot.getTask({ id: input.id }, ctx.call));
     return taskDetailView(res.task!);
   }),
   action: t.procedure.input(z.object({ taskId: z.string().min(1).max(128), customId: z.string().min(1).max(500) })).mutation(async ({ input, ctx }) => {
-    const res = await core(() => ctx.clients.tasks.submitAction({ taskId: input.taskId, customId: input.customId }, ctx.call));
+    const res = await core(() => ctx.clients.imageBot.submitAction({ taskId: input.taskId, customId: input.customId }, ctx.call));
     return submitView(res.result!);
   }),
   modal: t.procedure.input(z.object({ taskId: z.string().min(1).max(128), prompt: z.string().max(8192).default(""), mask: imageData.optional() })).mutation(async ({ input, ctx }) => {
     const mask = input.mask ? { filename: "mask", mimeType: input.mask.mimeType, source: { case: "data" as const, value: new Uint8Array(Buffer.from(input.mask.data, "base64")) } } : undefined;
-    const res = await core(() => ctx.clients.tasks.submitModal({ taskId: input.taskId, prompt: input.prompt, ...(mask ? { mask } : {}) }, ctx.call));
+    const res = await core(() => ctx.clients.imageBot.submitModal({ taskId: input.taskId, prompt: input.prompt, ...(mask ? { mask } : {}) }, ctx.call));
     return submitView(res.result!);
   }),
   cancel: t.procedure.input(z.object({ id: z.string().min(1).max(128) })).mutation(async ({ input, ctx }) => {
-    const res = await core(() => ctx.clients.tasks.cancelTask({ id: input.id }, ctx.call));
+    const res = await core(() => ctx.clients.imageBot.cancelTask({ id: input.id }, ctx.call));
     return taskDetailView(res.task!);
   }),
 });

@@ -44,16 +44,16 @@ export const videoRouter = t.router({
       }),
     )
     .mutation(async ({ input, ctx }) => {
-      const res = await core(() => ctx.clients.videos.createVideo({ model: input.model, prompt: input.prompt, duration: input.seconds ?? 0, size: input.size }, ctx.call));
+      const res = await core(() => ctx.clients.video.createVideo({ model: input.model, prompt: input.prompt, duration: input.seconds ?? 0, size: input.size }, ctx.call));
       return videoView(res.video!);
     }),
   get: t.procedure.input(z.object({ id: z.string().min(1).max(128) })).query(async ({ input, ctx }) => {
-    const res = await core(() => ctx.clients.videos.getVideo({ id: input.id }, ctx.call));
+    const res = await core(() => ctx.clients.video.getVideo({ id: input.id }, ctx.call));
     return videoView(res.video!);
   }),
   /** Stops a queued or rendering video (it stays, failed with code "cancelled"; the charge is refunded). */
   cancel: t.procedure.input(z.object({ id: z.string().min(1).max(128) })).mutation(async ({ input, ctx }) => {
-    const res = await core(() => ctx.clients.videos.cancelVideo({ id: input.id }, ctx.call));
+    const res = await core(() => ctx.clients.video.cancelVideo({ id: input.id }, ctx.call));
     return videoView(res.video!);
   }),
 });

@@ -1,5 +1,5 @@
 // The tRPC router for typed frontends. Procedures call the core through the
-// same clients and interceptors as everything else.
+// same clients and call pipeline as everything else.
 import { z } from "zod";
 import { Capability } from "../../gen/omnigate/model/v1/model_pb.js";
 import { FinishReason } from "../../gen/omnigate/chat/v1/chat_pb.js";

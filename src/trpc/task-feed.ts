@@ -105,10 +105,12 @@ async function snapshot(ctx: TrpcContext, input: FeedInput): Promise<FeedItem[]>
   const inPhase = (i: FeedItem) => input.phases.length === 0 || input.phases.includes(i.phase);
   const [tasks, videos] = await Promise.all([
     wants("image-bot")
-      ? core(() => ctx.clients.tasks.listTasks({ statuses: input.phases.flatMap((p) => PHASE_STATUSES[p]).map((s) => Status[s]), pageSize: input.limit }, ctx.call)).then((r) => r.tasks.map(taskItem))
+      ? core(() => ctx.clients.imageBot.listTasks({ statuses: input.phases.flatMap((p) => PHASE_STATUSES[p]).map((s) => Status[s]), pageSize: input.limit }, ctx.call)).then((r) =>
+          r.tasks.map(taskItem),
+        )
       : [],
     // ListVideos has no status filter: the newest page, filtered here.
-    wants("video") ? core(() => ctx.clients.videos.listVideos({ limit: 100, order: "desc" }, ctx.call)).then((r) => r.videos.map((v) => videoItem(videoView(v)))) : [],
+    wants("video") ? core(() => ctx.clients.video.listVideos({ limit: 100, order: "desc" }, ctx.call)).then((r) => r.videos.map((v) => videoItem(videoView(v)))) : [],
   ]);
   return [...tasks, ...videos]
     .filter(inPhase)
@@ -122,12 +124,12 @@ async function reread(ctx: TrpcContext, changed: Map<string, FeedKind>): Promise
   const vids = [...changed].filter(([, k]) => k === "video").map(([id]) => id);
   const out: FeedItem[] = [];
   if (ids.length) {
-    const res = await core(() => ctx.clients.tasks.listTasks({ ids, pageSize: ids.length }, ctx.call));
+    const res = await core(() => ctx.clients.imageBot.listTasks({ ids, pageSize: ids.length }, ctx.call));
     out.push(...res.tasks.map(taskItem));
   }
   for (const id of vids) {
     try {
-      const res = await core(() => ctx.clients.videos.getVideo({ id }, ctx.call));
+      const res = await core(() => ctx.clients.video.getVideo({ id }, ctx.call));
       out.push(videoItem(videoView(res.video!)));
     } catch (err) {
       if (toTrpcError(err).code !== "NOT_FOUND") throw err;

@@ -10,6 +10,7 @@ import { Status as VideoStatus, VideoErrorSchema, VideoSchema, type Video } from
 import type { StoredTask } from "../../src/core/tasks/types.js";
 import type { TrpcContext } from "../../src/trpc/context.js";
 import { taskFeed, type FeedEvent } from "../../src/trpc/task-feed.js";
+import { callInit } from "../core/call/harness.js";
 
 const task = (id: string, status: Status, progress: number, submit = 1000): Task =>
   create(TaskSchema, { id, action: Action.IMAGINE, status, progress, prompt: `prompt ${id}`, submitTime: timestampFromMs(submit) });
@@ -23,14 +24,14 @@ function stub(opts: { shared?: boolean } = {}) {
   const closing = new AbortController();
   const ctx = {
     clients: {
-      tasks: {
+      imageBot: {
         async listTasks(req: { ids?: string[]; statuses?: Status[] }) {
           calls.push(`listTasks ${req.ids?.join(",") ?? ""}`);
           const all = [...tasks.values()];
           return { tasks: req.ids?.length ? all.filter((x) => req.ids!.includes(x.id)) : all.filter((x) => !req.statuses?.length || req.statuses.includes(x.status)), nextPageToken: "" };
         },
       },
-      videos: {
+      video: {
         async listVideos() {
           calls.push("listVideos");
           return { videos: [...videos.values()], hasMore: false };
@@ -43,7 +44,7 @@ function stub(opts: { shared?: boolean } = {}) {
         },
       },
     },
-    call: {},
+    call: callInit(),
     taskEvents: {
       shared: opts.shared ?? false,
       subscribeAll(fn: (t: StoredTask) => void) {

@@ -1,12 +1,12 @@
 // AdminService: API keys, usage and channels, for admin keys only.
 import { create } from "../proto/create.js";
 import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { Call } from "../call/call.js";
+import type { ServiceImpl } from "../call/service.js";
 import { AdminService, ApiKeySchema, ChannelSchema, UsageRecordSchema, type ApiKey, type Channel } from "../../../gen/omnigate/admin/v1/admin_pb.js";
 import type { ApiKeyRecord, KeyStore, UsageStore } from "../../storage/types.js";
 import type { Authenticator } from "../auth/authenticator.js";
 import { hashSecret, newKeyId, newSecret, secretPrefix } from "../auth/secrets.js";
-import { principalKey } from "../context.js";
 import { invalidArgument, notFound, permissionDenied } from "../errors.js";
 import type { ChannelStates, ChannelStatus } from "../routing/channel-state.js";
 import { FORMATS } from "../tenancy/scope.js";
@@ -20,8 +20,8 @@ export interface AdminServiceDeps {
   channels?: ChannelStates;
 }
 
-function requireAdmin(ctx: HandlerContext): void {
-  if (!ctx.values.get(principalKey)?.admin) throw permissionDenied("admin API key required", "admin_required");
+function requireAdmin(call: Call): void {
+  if (!call.principal.admin) throw permissionDenied("admin API key required", "admin_required");
 }
 
 export function toApiKey(k: ApiKeyRecord): ApiKey {
@@ -82,8 +82,8 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof AdminSe
     return k;
   };
   return {
-    async createKey(req, ctx) {
-      requireAdmin(ctx);
+    async createKey(req, call) {
+      requireAdmin(call);
       const k = checkFields(req.key);
       const secret = newSecret();
       const rec: ApiKeyRecord = {
@@ -103,19 +103,19 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof AdminSe
       await deps.keys.insert(rec);
       return { key: toApiKey(rec), secret };
     },
-    async listKeys(req, ctx) {
-      requireAdmin(ctx);
+    async listKeys(req, call) {
+      requireAdmin(call);
       const size = Math.min(Math.max(req.pageSize || 100, 1), 1000);
       const rows = await deps.keys.list({ includeRevoked: req.includeRevoked, limit: size + 1, ...(req.pageToken ? { after: req.pageToken } : {}) });
       const page = rows.slice(0, size);
       return { keys: page.map(toApiKey), nextPageToken: rows.length > size ? page.at(-1)!.id : "" };
     },
-    async getKey(req, ctx) {
-      requireAdmin(ctx);
+    async getKey(req, call) {
+      requireAdmin(call);
       return { key: toApiKey(await get(req.id)) };
     },
-    async updateKey(req, ctx) {
-      requireAdmin(ctx);
+    async updateKey(req, call) {
+      requireAdmin(call);
       const k = checkFields(req.key);
       await get(k.id);
       const mask = req.updateMask.length ? req.updateMask : [...UPDATABLE];
@@ -134,15 +134,15 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof AdminSe
       deps.auth.invalidate();
       return { key: toApiKey(updated!) };
     },
-    async revokeKey(req, ctx) {
-      requireAdmin(ctx);
+    async revokeKey(req, call) {
+      requireAdmin(call);
       const k = await get(req.id);
       const updated = k.revokeTime !== undefined ? k : await deps.keys.update(k.id, { revokeTime: deps.now() });
       deps.auth.invalidate();
       return { key: toApiKey(updated!) };
     },
-    async queryUsage(req, ctx) {
-      requireAdmin(ctx);
+    async queryUsage(req, call) {
+      requireAdmin(call);
       const res = await deps.usage.query({
         ...(req.keyId ? { keyId: req.keyId } : {}),
         ...(req.format ? { format: req.format } : {}),
@@ -179,12 +179,12 @@ export function adminService(deps: AdminServiceDeps): ServiceImpl<typeof AdminSe
         },
       };
     },
-    async listChannels(_req, ctx) {
-      requireAdmin(ctx);
+    async listChannels(_req, call) {
+      requireAdmin(call);
       return { channels: (deps.channels?.list() ?? []).map(toChannel) };
     },
-    async updateChannel(req, ctx) {
-      requireAdmin(ctx);
+    async updateChannel(req, call) {
+      requireAdmin(call);
       if (!req.name) throw invalidArgument("name is required", "name");
       const updated = await deps.channels?.setEnabled(req.name, req.enabled);
       if (!updated) throw notFound(`channel ${req.name} is not configured`, "channel_not_found");

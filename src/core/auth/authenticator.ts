@@ -1,7 +1,7 @@
 // Verifies API keys against storage, with a short-lived in-memory cache so the
 // hot path does not hit the database on every request.
 import type { KeyStore, ApiKeyRecord } from "../../storage/types.js";
-import type { Principal } from "../context.js";
+import type { Principal } from "../call/call.js";
 import { hashSecret } from "./secrets.js";
 import type { SharedSignal } from "./redis-signal.js";
 

@@ -4,11 +4,10 @@
 import { toBinary } from "@bufbuild/protobuf";
 import { create } from "../proto/create.js";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "../call/service.js";
 import { randomBytes } from "node:crypto";
 import { CachedContentSchema, ChatInputSchema, ChatService, type CachedContent } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { CachedContentRecord } from "../../storage/types.js";
-import { callerOf, principalKey, requestIdKey } from "../context.js";
 import { Code, coreError, invalidArgument, notFound } from "../errors.js";
 import { checkModel } from "../tenancy/scope.js";
 import { bareModel, decodeCachedContent, loadCachedContent } from "./cached-context.js";
@@ -45,8 +44,6 @@ export function toCachedContent(rec: CachedContentRecord): CachedContent {
   });
 }
 
-const ownerOf = (ctx: HandlerContext): string => callerOf(ctx).keyId;
-
 /** The expiry an entry gets from an absolute time or a TTL. */
 function expiry(now: number, expireMs: number | undefined, ttlSeconds: bigint, field: string): number {
   if (expireMs !== undefined) {
@@ -65,13 +62,13 @@ export function cachedContentService(deps: ChatServiceDeps): Partial<ServiceImpl
     return deps.cachedContents;
   };
   return {
-    async createCachedContent(req, ctx) {
-      const owner = ownerOf(ctx);
+    async createCachedContent(req, call) {
+      const owner = call.principal.keyId;
       const cc = req.cachedContent;
       if (!cc) throw invalidArgument("cached_content is required", "cached_content");
       const model = bareModel(cc.model);
       if (!model) throw invalidArgument("cached_content.model is required", "cached_content.model");
-      checkModel(ctx.values.get(principalKey), model);
+      checkModel(call.principal, model);
       if (cc.system.length === 0 && cc.turns.length === 0 && cc.tools.length === 0) {
         throw invalidArgument("a cached content needs contents, a system instruction or tools", "cached_content.turns");
       }
@@ -82,8 +79,8 @@ export function cachedContentService(deps: ChatServiceDeps): Partial<ServiceImpl
       let input = create(ChatInputSchema, { model, system: cc.system, turns: cc.turns, tools: cc.tools, ...(cc.toolChoice ? { toolChoice: cc.toolChoice } : {}) });
       // A cache holds the bytes of the files it names, not references: it is a snapshot, and
       // it stays one when a file is deleted or expires before the cache does.
-      if (hasFileRefs(input)) input = await resolveFileRefs(input, deps.files, callerOf(ctx));
-      const counted = await r.provider.countTokens(input, { signal: ctx.signal, requestId: ctx.values.get(requestIdKey), upstreamModel: r.upstreamModel });
+      if (hasFileRefs(input)) input = await resolveFileRefs(input, deps.files, call.principal);
+      const counted = await r.provider.countTokens(input, { signal: call.signal, requestId: call.requestId, upstreamModel: r.upstreamModel });
       const body = create(CachedContentSchema, { system: input.system, turns: input.turns, tools: input.tools, ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}) });
       const rec: CachedContentRecord = {
         id: newCachedContentId(t),
@@ -101,12 +98,12 @@ export function cachedContentService(deps: ChatServiceDeps): Partial<ServiceImpl
       await s.insert(rec);
       return { cachedContent: toCachedContent(rec) };
     },
-    async getCachedContent(req, ctx) {
-      const rec = await loadCachedContent(store(), req.name, ownerOf(ctx), now());
+    async getCachedContent(req, call) {
+      const rec = await loadCachedContent(store(), req.name, call.principal.keyId, now());
       return { cachedContent: toCachedContent(rec) };
     },
-    async listCachedContents(req, ctx) {
-      const owner = ownerOf(ctx);
+    async listCachedContents(req, call) {
+      const owner = call.principal.keyId;
       if (req.pageSize < 0) throw invalidArgument("page_size must not be negative", "page_size");
       const size = Math.min(req.pageSize || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
       if (req.pageToken && !/^[a-z0-9]{1,128}$/.test(req.pageToken)) throw invalidArgument("page_token is not a token this service issued", "page_token", "invalid_page_token");
@@ -117,9 +114,9 @@ export function cachedContentService(deps: ChatServiceDeps): Partial<ServiceImpl
       const page = rows.slice(0, size);
       return { cachedContents: page.map(toCachedContent), nextPageToken: rows.length > size ? page[page.length - 1]!.id : "" };
     },
-    async updateCachedContent(req, ctx) {
+    async updateCachedContent(req, call) {
       const s = store();
-      const rec = await loadCachedContent(s, req.name, ownerOf(ctx), now());
+      const rec = await loadCachedContent(s, req.name, call.principal.keyId, now());
       if (!req.expireTime && req.ttlSeconds === 0n) throw invalidArgument("either expire_time or ttl_seconds is required", "ttl_seconds");
       const t = now();
       const expireTime = expiry(t, req.expireTime ? timestampMs(req.expireTime) : undefined, req.ttlSeconds, "");
@@ -127,9 +124,9 @@ export function cachedContentService(deps: ChatServiceDeps): Partial<ServiceImpl
       if (!updated) throw notFound(`CachedContent not found: ${req.name}`, "cached_content_not_found");
       return { cachedContent: toCachedContent(updated) };
     },
-    async deleteCachedContent(req, ctx) {
+    async deleteCachedContent(req, call) {
       const s = store();
-      const rec = await loadCachedContent(s, req.name, ownerOf(ctx), now());
+      const rec = await loadCachedContent(s, req.name, call.principal.keyId, now());
       await s.delete(rec.id);
       return {};
     },

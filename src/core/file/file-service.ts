@@ -4,7 +4,8 @@
 // sees its own files, admin keys see all. Listing is newest first, paged by an
 // opaque token that names the last file of the page before.
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { Call } from "../call/call.js";
+import type { ServiceImpl } from "../call/service.js";
 import {
   DeleteFileResponseSchema,
   FileSchema,
@@ -18,7 +19,7 @@ import {
 import type { BlobStore } from "../../storage/blob/blob-store.js";
 import { FILE_ID } from "../../storage/blob/blob-store.js";
 import type { FileCursor, FileRecord, FileStore } from "../../storage/types.js";
-import { callerOf, type Principal } from "../context.js";
+import type { Principal } from "../call/call.js";
 import type { ConnectError } from "@connectrpc/connect";
 import { Code, coreError, invalidArgument } from "../errors.js";
 import { create } from "../proto/create.js";
@@ -89,8 +90,8 @@ export function fileGone(id: string, why: "missing" | "expired", field?: string)
 }
 
 export function fileService(deps: FileServiceDeps): ServiceImpl<typeof FileService> {
-  const visible = async (id: string, ctx: HandlerContext): Promise<FileRecord> => {
-    const p = callerOf(ctx);
+  const visible = async (id: string, call: Call): Promise<FileRecord> => {
+    const p = call.principal;
     if (!id) throw invalidArgument("Missing required parameter: 'file_id'.", "id", "missing_required_parameter");
     const r = await lookupFile(deps.files, id, p, deps.now());
     if (r.state !== "ok") throw fileGone(id, r.state);
@@ -98,8 +99,8 @@ export function fileService(deps: FileServiceDeps): ServiceImpl<typeof FileServi
   };
 
   return {
-    async uploadFile(req, ctx) {
-      const p = callerOf(ctx);
+    async uploadFile(req, call) {
+      const p = call.principal;
       if (req.data.byteLength === 0) throw invalidArgument("The file is empty.", "file", "empty_file");
       if (req.data.byteLength > deps.maxBytes) {
         throw coreError(Code.InvalidArgument, `The file is ${req.data.byteLength} bytes; files may be at most ${deps.maxBytes} bytes.`, { reason: "request_too_large", field: "file" });
@@ -130,12 +131,12 @@ export function fileService(deps: FileServiceDeps): ServiceImpl<typeof FileServi
       return create(UploadFileResponseSchema, { file: toFile(rec) });
     },
 
-    async getFile(req, ctx) {
-      return create(GetFileResponseSchema, { file: toFile(await visible(req.id, ctx)) });
+    async getFile(req, call) {
+      return create(GetFileResponseSchema, { file: toFile(await visible(req.id, call)) });
     },
 
-    async listFiles(req, ctx) {
-      const p = callerOf(ctx);
+    async listFiles(req, call) {
+      const p = call.principal;
       const now = deps.now();
       const live = (r: FileRecord) => r.expireTime === undefined || r.expireTime > now;
       if (req.ids.length) {
@@ -174,14 +175,14 @@ export function fileService(deps: FileServiceDeps): ServiceImpl<typeof FileServi
       });
     },
 
-    async deleteFile(req, ctx) {
-      const r = await visible(req.id, ctx);
+    async deleteFile(req, call) {
+      const r = await visible(req.id, call);
       await deps.blobs.delete(r.id);
       return create(DeleteFileResponseSchema, { id: r.id });
     },
 
-    async getFileContent(req, ctx) {
-      const r = await visible(req.id, ctx);
+    async getFileContent(req, call) {
+      const r = await visible(req.id, call);
       const blob = await deps.blobs.open(r.id);
       if (!blob) throw fileGone(r.id, "missing");
       const chunks: Buffer[] = [];

@@ -8,7 +8,7 @@ import { isUtf8 } from "node:buffer";
 import type { ChatInput, Media, Part, Turn } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { BlobStore } from "../../storage/blob/blob-store.js";
 import type { FileStore } from "../../storage/types.js";
-import type { Principal } from "../context.js";
+import type { Principal } from "../call/call.js";
 import { invalidArgument } from "../errors.js";
 import { CHAT_MEDIA_TYPES } from "./mime.js";
 import { fileGone, lookupFile } from "./file-service.js";

@@ -1,6 +1,6 @@
 // What the image-bot core needs from the rest of the gateway.
-import type { Client } from "@connectrpc/connect";
 import type { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import type { CoreClient } from "../call/service.js";
 import type { Task } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import type { ImageBotProvider, ImageBytes } from "../ports.js";
 import type { ChannelStates } from "../routing/channel-state.js";
@@ -38,7 +38,7 @@ export interface ImageBotDeps {
   files: TaskFiles;
   settings: ImageBotSettings;
   /** ChatService client for prompt translation (called with the caller's key); routes.ts gives the task service one. */
-  chat?: Client<typeof ChatService>;
+  chat?: CoreClient<typeof ChatService>;
   /** Runtime channel state: upstream failures are kept as the channel's last error. */
   channels?: ChannelStates;
   /** Renders a task as the callback body (the /ib wire JSON). */

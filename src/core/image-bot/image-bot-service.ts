@@ -2,11 +2,10 @@
 // meet. Submissions go through submit.ts; reads, cancel, seeds, uploads,
 // watching and the account pool are here.
 import { create } from "../proto/create.js";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { Principal } from "../call/call.js";
+import type { ServiceImpl } from "../call/service.js";
 import { AccountMode as AccountModeEnum, AccountSchema, BotType, ImageBotService, type Account, type Task } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
-import { formatKey, principalKey, type Principal } from "../context.js";
-import { URL_BASE_HEADER } from "../image/image-service.js";
-import { Code, coreError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
+import { Code, coreError, invalidArgument, permissionDenied } from "../errors.js";
 import { watch } from "../tasks/events.js";
 import { InvalidTransitionError, isTerminal } from "../tasks/types.js";
 import { UPDATABLE, type AccountMode, type AccountPatch, type AccountView } from "./accounts.js";
@@ -86,16 +85,6 @@ export function accountPatch(acc: Account | undefined, mask: string[]): AccountP
   return patch;
 }
 
-const URL_BASE = /^https?:\/\/[A-Za-z0-9.\-:[\]]+$/;
-
-/** The image-bot view of a call: who submits, in which format, with which URL base. */
-function submitterCall(ctx: HandlerContext): Caller {
-  const principal = ctx.values.get(principalKey);
-  if (!principal) throw unauthenticated();
-  const given = ctx.requestHeader.get(URL_BASE_HEADER) ?? "";
-  return { principal, authorization: ctx.requestHeader.get("authorization"), format: ctx.values.get(formatKey), signal: ctx.signal, urlBase: URL_BASE.test(given) ? given : "" };
-}
-
 function requireAdmin(p: Principal): void {
   if (!p.admin) throw permissionDenied("only admin keys may see or change accounts", "admin_required");
 }
@@ -110,23 +99,23 @@ export function imageBotService(deps: ImageBotDeps): ServiceImpl<typeof ImageBot
   const mine = (t: ImageBotTask, p: Principal) => t.kind === IMAGE_BOT_KIND && (p.admin || t.ownerKeyId === p.keyId);
 
   return {
-    async submitTask(req, ctx) {
-      return { result: await submitter.submitTask(req, submitterCall(ctx)) };
+    async submitTask(req, call) {
+      return { result: await submitter.submitTask(req, call) };
     },
-    async submitAction(req, ctx) {
-      return { result: await submitter.submitAction(req, submitterCall(ctx)) };
+    async submitAction(req, call) {
+      return { result: await submitter.submitAction(req, call) };
     },
-    async submitModal(req, ctx) {
-      return { result: await submitter.submitModal(req, submitterCall(ctx)) };
+    async submitModal(req, call) {
+      return { result: await submitter.submitModal(req, call) };
     },
 
-    async getTask(req, ctx) {
-      const caller = submitterCall(ctx);
+    async getTask(req, call) {
+      const caller = call;
       return { task: taskOf(caller)(await submitter.owned(req.id, caller)) };
     },
 
-    async listTasks(req, ctx) {
-      const caller = submitterCall(ctx);
+    async listTasks(req, call) {
+      const caller = call;
       const { principal } = caller;
       const limit = Math.min(Math.max(req.pageSize || 100, 1), 1000);
       const statuses = req.statuses.map(statusFromProto).filter((s) => s !== undefined);
@@ -150,8 +139,8 @@ export function imageBotService(deps: ImageBotDeps): ServiceImpl<typeof ImageBot
       return { tasks: page.map(taskOf(caller)), nextPageToken: more ? (page.at(-1)?.id ?? "") : "" };
     },
 
-    async cancelTask(req, ctx) {
-      const caller = submitterCall(ctx);
+    async cancelTask(req, call) {
+      const caller = call;
       const task = await submitter.owned(req.id, caller);
       try {
         return { task: taskOf(caller)(await deps.runner.cancel<ImageBotPayload>(task.id, "cancelled by the client")) };
@@ -162,8 +151,8 @@ export function imageBotService(deps: ImageBotDeps): ServiceImpl<typeof ImageBot
       }
     },
 
-    async getImageSeed(req, ctx) {
-      const task = await submitter.owned(req.id, submitterCall(ctx));
+    async getImageSeed(req, call) {
+      const task = await submitter.owned(req.id, call);
       if (task.run.status !== "SUCCESS" || !task.payload.result) {
         throw coreError(Code.FailedPrecondition, `task ${task.id} has no finished image (status ${task.run.status})`, { reason: "no_image", field: "id" });
       }
@@ -171,13 +160,13 @@ export function imageBotService(deps: ImageBotDeps): ServiceImpl<typeof ImageBot
       const upstreamId = task.payload.upstream?.taskId;
       if (account && typeof upstreamId === "string") {
         const provider = deps.provider(account);
-        if (provider.seed) return { seed: await provider.seed(upstreamId, ctx.signal) };
+        if (provider.seed) return { seed: await provider.seed(upstreamId, call.signal) };
       }
       return { seed: String(task.payload.seed) };
     },
 
-    async uploadImages(req, ctx) {
-      const caller = submitterCall(ctx);
+    async uploadImages(req, call) {
+      const caller = call;
       if (req.images.length === 0) throw invalidArgument("base64Array needs at least one image", "base64Array");
       if (req.images.length > 10) throw invalidArgument(`base64Array: at most 10 images at once; got ${req.images.length}`, "base64Array");
       const images = await checkImages(req.images, "base64Array");
@@ -187,34 +176,34 @@ export function imageBotService(deps: ImageBotDeps): ServiceImpl<typeof ImageBot
       return { urls };
     },
 
-    async *watchTask(req, ctx) {
-      const caller = submitterCall(ctx);
+    async *watchTask(req, call) {
+      const caller = call;
       await submitter.owned(req.id, caller);
       const stream = watch<ImageBotPayload>(
         deps.runner.events,
         req.id,
         () => deps.runner.get<ImageBotPayload>(req.id),
         (t) => isTerminal(t.run.status),
-        ctx.signal,
+        call.signal,
       );
       const toTask = taskOf(caller);
       for await (const t of stream) yield { task: toTask(t) };
     },
 
-    async listAccounts(_req, ctx) {
-      requireAdmin(submitterCall(ctx).principal);
+    async listAccounts(_req, call) {
+      requireAdmin(call.principal);
       return { accounts: deps.pool.list().map(toProtoAccount) };
     },
 
-    async getAccount(req, ctx) {
-      requireAdmin(submitterCall(ctx).principal);
+    async getAccount(req, call) {
+      requireAdmin(call.principal);
       const a = deps.pool.get(req.id);
       if (!a) throw coreError(Code.NotFound, `account ${req.id || "(empty)"} does not exist`, { reason: "account_not_found", field: "id" });
       return { account: toProtoAccount(a) };
     },
 
-    async updateAccount(req, ctx) {
-      requireAdmin(submitterCall(ctx).principal);
+    async updateAccount(req, call) {
+      requireAdmin(call.principal);
       const id = req.account?.id ?? "";
       if (!deps.pool.get(id)) throw coreError(Code.NotFound, `account ${id || "(empty)"} does not exist`, { reason: "account_not_found", field: "id" });
       const updated = await deps.pool.update(id, accountPatch(req.account, req.updateMask));

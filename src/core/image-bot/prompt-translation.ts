@@ -3,9 +3,9 @@
 // model, or when the call fails, the prompt passes unchanged and the task's
 // properties say so. Never an error.
 import type { JsonObject } from "@bufbuild/protobuf";
-import { createContextValues, type Client } from "@connectrpc/connect";
 import { Role, type ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { formatKey } from "../context.js";
+import type { Call } from "../call/call.js";
+import type { CoreClient } from "../call/service.js";
 import { hasChinese, paramsOf, stripParams } from "./prompt.js";
 
 export interface Translation {
@@ -15,10 +15,7 @@ export interface Translation {
 
 const SYSTEM = "Translate the user's image-generation prompt into English. Answer with the English prompt only, without quotes or comments.";
 
-export async function translatePrompt(
-  prompt: string,
-  opts: { model: string; chat?: Client<typeof ChatService> | undefined; authorization: string | null; format?: string; signal?: AbortSignal },
-): Promise<Translation> {
+export async function translatePrompt(prompt: string, opts: { model: string; chat?: CoreClient<typeof ChatService> | undefined; call: Call }): Promise<Translation> {
   if (!hasChinese(prompt)) return { promptEn: prompt, properties: {} };
   if (!opts.model || !opts.chat) {
     return { promptEn: prompt, properties: { translated: false, translateNote: "no translation model is configured; the prompt was passed on unchanged" } };
@@ -35,11 +32,8 @@ export async function translatePrompt(
           config: { maxOutputTokens: 512, temperature: 0 },
         },
       },
-      {
-        headers: opts.authorization ? { authorization: opts.authorization } : {},
-        contextValues: createContextValues().set(formatKey, opts.format ?? "core"),
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      },
+      // On the caller's behalf: its scopes, limits and budget apply, in the format it came in on.
+      opts.call,
     );
     const out = (res.candidates[0]?.parts ?? [])
       .map((p) => (p.kind.case === "text" ? p.kind.value.text : ""))

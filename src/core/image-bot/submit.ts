@@ -20,7 +20,7 @@ import {
   type SubmitTaskRequest,
 } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import type { ImageBotOperation } from "../ports.js";
-import type { Principal } from "../context.js";
+import type { Call } from "../call/call.js";
 import { Code, coreError, invalidArgument } from "../errors.js";
 import { QueueFullError } from "../tasks/types.js";
 import { callbackUrlProblem } from "../tasks/ssrf.js";
@@ -33,16 +33,8 @@ import { IMAGE_BOT_KIND, type ActionName, type BotTypeName, type ImageBotPayload
 import { findBannedWord, seedOf, zoomOf } from "./prompt.js";
 import { translatePrompt } from "./prompt-translation.js";
 
-export interface Caller {
-  principal: Principal;
-  /** The caller's authorization header, forwarded to ChatService for translation. */
-  authorization: string | null;
-  /** The wire format the call entered on, carried into the translation call. */
-  format: string;
-  signal: AbortSignal;
-  /** The gateway origin the client called ("" when unknown). */
-  urlBase: string;
-}
+/** Who submits: the core call, whose principal owns the task and whose format and key the prompt translation uses. */
+export type Caller = Call;
 
 export const MAX_PROMPT_CHARS = 8192;
 const MODES: Record<number, AccountMode> = { 1: "RELAX", 2: "FAST", 3: "TURBO" };
@@ -276,9 +268,7 @@ export class ImageBotSubmitter {
   private async checkPrompt(prompt: string, caller: Caller): Promise<{ promptEn: string; properties: JsonObject }> {
     const words = this.deps.settings.bannedWords;
     const early = findBannedWord(prompt, words);
-    const t = early
-      ? { promptEn: prompt, properties: {} }
-      : await translatePrompt(prompt, { model: this.deps.settings.translateModel, chat: this.deps.chat, authorization: caller.authorization, format: caller.format, signal: caller.signal });
+    const t = early ? { promptEn: prompt, properties: {} } : await translatePrompt(prompt, { model: this.deps.settings.translateModel, chat: this.deps.chat, call: caller });
     const banned = early ?? findBannedWord(t.promptEn, words);
     if (banned)
       throw coreError(Code.InvalidArgument, `the prompt may contain a sensitive word: ${banned}`, { reason: "banned_prompt", field: "prompt", metadata: { bannedWord: banned, promptEn: t.promptEn } });

@@ -1,12 +1,13 @@
 // The neutral image core: resolves the model to its profile, applies the
 // profile's rules, routes to a provider (an upstream channel or the local
 // engine), stores the results in the blob store behind signed URLs (or inlines
-// them), and records usage. Facades and RPC callers meet exactly this.
+// them). Facades and RPC callers meet exactly this; the pipeline settles usage.
 // Generations and edits also run as server streams: the provider's partial
 // images as they come, then the same batch.
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../proto/create.js";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { Call } from "../call/call.js";
+import type { ServiceImpl } from "../call/service.js";
 import { loadSharp } from "../../lib/sharp.js";
 import {
   CreateImageVariationsResponseSchema,
@@ -21,50 +22,40 @@ import {
 import type { CallContext, ImageJob, ImageResult, ImageStreamEvent } from "../ports.js";
 import type { BlobStore } from "../../storage/blob/blob-store.js";
 import { signFileUrl } from "../../storage/blob/signed-url.js";
-import { recordQuietly, type UsageStore } from "../../storage/types.js";
-import { formatKey, principalKey, requestIdKey } from "../context.js";
-import type { PriceTable } from "../tenancy/prices.js";
-import { asConnectError, Code, ConnectError, coreError } from "../errors.js";
+import { asConnectError, Code, ConnectError, coreError, tagChannel } from "../errors.js";
 import { missingParam } from "./errors.js";
 import type { ImageRoute, ImageRouting } from "./image-routing.js";
 import { inspectInputs } from "./inspect.js";
 import type { ModelResolver } from "./profiles.js";
-import { imageRequestCost } from "./price.js";
 import { resolveModel, type ImageCall } from "./request-model.js";
 import { checkOptions, checkPrompt, checkStream, resolveDimensions } from "./validate.js";
 
 /** One event of a streamed call (the same oneof for generations and edits). */
 type StreamEvent = NonNullable<MessageInitShape<typeof StreamGenerateImagesResponseSchema>["event"]>;
 
-/** Facades pass the base of the URL the client used ("https://host:port"), for absolute file URLs. */
-export const URL_BASE_HEADER = "omnigate-url-base";
-const URL_BASE = /^https?:\/\/[A-Za-z0-9.\-:[\]]+$/;
-
 export interface ImageServiceDeps {
   models: ModelResolver;
   routing: ImageRouting;
   blobs: BlobStore;
   urlSecret: string;
-  /** Configured public base URL; wins over the facade's header. */
+  /** Configured public base URL; wins over the one the caller used. */
   publicUrl?: string | undefined;
   urlTtlMs: number;
-  usage?: UsageStore | undefined;
-  /** Prices, so usage records carry the credits the call cost. */
-  prices?: PriceTable | undefined;
   now: () => number;
 }
 
 /** Tries the routes in order; only an unavailable upstream moves on to the next one. */
-async function runRoutes(routing: ImageRouting, routes: ImageRoute[], job: ImageJob, ctx: HandlerContext): Promise<{ result: ImageResult; route: ImageRoute }> {
+async function runRoutes(routing: ImageRouting, routes: ImageRoute[], job: ImageJob, call: Call): Promise<{ result: ImageResult; route: ImageRoute }> {
   let last: ConnectError | undefined;
   for (const route of routes) {
     try {
-      const result = await route.provider.run(job, { signal: ctx.signal, requestId: ctx.values.get(requestIdKey), upstreamModel: route.upstreamModel });
+      const result = await route.provider.run(job, { signal: call.signal, requestId: call.requestId, upstreamModel: route.upstreamModel });
       return { result, route };
     } catch (err) {
       last = asConnectError(err);
-      if (!ctx.signal.aborted) routing.report?.(route, last);
-      if (last.code !== Code.Unavailable || ctx.signal.aborted) break;
+      if (!call.signal.aborted) routing.report?.(route, last);
+      tagChannel(last, route.channel);
+      if (last.code !== Code.Unavailable || call.signal.aborted) break;
     }
   }
   throw last ?? coreError(Code.Unavailable, "no provider serves this model", { reason: "no_route" });
@@ -80,17 +71,18 @@ async function* viaRun(provider: ImageRoute["provider"], job: ImageJob, cctx: Ca
  * fails before its first event as unavailable moves on to the next one, as
  * runRoutes does; once an event came, the stream is that route's.
  */
-async function openStream(routing: ImageRouting, routes: ImageRoute[], job: ImageJob, ctx: HandlerContext) {
+async function openStream(routing: ImageRouting, routes: ImageRoute[], job: ImageJob, call: Call) {
   let last: ConnectError | undefined;
   for (const route of routes) {
-    const cctx = { signal: ctx.signal, requestId: ctx.values.get(requestIdKey), upstreamModel: route.upstreamModel };
+    const cctx = { signal: call.signal, requestId: call.requestId, upstreamModel: route.upstreamModel };
     const events = (route.provider.stream?.(job, cctx) ?? viaRun(route.provider, job, cctx))[Symbol.asyncIterator]();
     try {
       return { route, events, first: await events.next() };
     } catch (err) {
       last = asConnectError(err);
-      if (!ctx.signal.aborted) routing.report?.(route, last);
-      if (last.code !== Code.Unavailable || ctx.signal.aborted) break;
+      if (!call.signal.aborted) routing.report?.(route, last);
+      tagChannel(last, route.channel);
+      if (last.code !== Code.Unavailable || call.signal.aborted) break;
     }
   }
   throw last ?? coreError(Code.Unavailable, "no provider serves this model", { reason: "no_route" });
@@ -110,30 +102,7 @@ async function measure(data: Uint8Array): Promise<{ mimeType: string; width: num
 }
 
 export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageService> {
-  const urlBase = (ctx: HandlerContext): string => {
-    if (deps.publicUrl) return deps.publicUrl.replace(/\/+$/, "");
-    const given = ctx.requestHeader.get(URL_BASE_HEADER) ?? "";
-    return URL_BASE.test(given) ? given : "";
-  };
-
-  const recordUsage = (ctx: HandlerContext, model: string, channel: string, started: number, images: number, batch: ImageBatch | undefined, status: string, credits = 0) => {
-    if (!deps.usage) return;
-    recordQuietly(deps.usage, {
-      time: started,
-      keyId: ctx.values.get(principalKey)?.keyId ?? "",
-      format: ctx.values.get(formatKey),
-      model,
-      channel,
-      inputTokens: Number(batch?.usage?.inputTokens ?? 0n),
-      outputTokens: Number(batch?.usage?.outputTokens ?? 0n),
-      images,
-      seconds: 0,
-      credits,
-      status,
-      latencyMs: deps.now() - started,
-      requestId: ctx.values.get(requestIdKey),
-    });
-  };
+  const urlBase = (call: Call): string => (deps.publicUrl ? deps.publicUrl.replace(/\/+$/, "") : call.urlBase);
 
   /** The checked request and the job it becomes. */
   async function prepare(call: ImageCall) {
@@ -180,11 +149,11 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
     };
   };
 
-  /** A provider's result as the batch the caller gets (stored behind URLs or inline), its usage recorded. */
-  async function toBatch(p: Prepared, result: ImageResult, route: ImageRoute, ctx: HandlerContext, started: number): Promise<ImageBatch> {
-    const { profile, name, checked, dims } = p;
-    const owner = ctx.values.get(principalKey)?.keyId;
-    const base = urlBase(ctx);
+  /** A provider's result as the batch the caller gets (stored behind URLs or inline). */
+  async function toBatch(p: Prepared, result: ImageResult, route: ImageRoute, call: Call): Promise<ImageBatch> {
+    const { profile, checked, dims } = p;
+    const owner = call.principal.keyId;
+    const base = urlBase(call);
     const images = [];
     for (const img of result.images) {
       const { mimeType, width, height } = await measure(img.data);
@@ -205,36 +174,21 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
       model: profile.id,
       channel: route.channel,
     });
-    recordUsage(ctx, name, route.channel, started, images.length, batch, "ok", deps.prices ? imageRequestCost(deps.prices, name, checked, batch) : 0);
     return batch;
   }
 
-  async function run(call: ImageCall, ctx: HandlerContext): Promise<ImageBatch> {
-    const p = await prepare(call);
-    const started = deps.now();
-    let outcome: Awaited<ReturnType<typeof runRoutes>>;
-    try {
-      outcome = await runRoutes(deps.routing, p.routes, p.job, ctx);
-    } catch (err) {
-      const e = asConnectError(err);
-      recordUsage(ctx, p.name, p.routes[0]?.channel ?? "", started, 0, undefined, `error:${e.code}`);
-      throw e;
-    }
-    return toBatch(p, outcome.result, outcome.route, ctx, started);
+  async function run(req: ImageCall, call: Call): Promise<ImageBatch> {
+    const p = await prepare(req);
+    const outcome = await runRoutes(deps.routing, p.routes, p.job, call);
+    return toBatch(p, outcome.result, outcome.route, call);
   }
 
   /** A streamed call: partial images as the provider makes them, then the batch. */
-  async function* runStream(call: ImageCall, ctx: HandlerContext): AsyncGenerator<StreamEvent> {
-    const p = await prepare(call);
-    const started = deps.now();
-    let channel = p.routes[0]?.channel ?? "";
-    let events: AsyncIterator<ImageStreamEvent> | undefined;
-    // Set once the call's usage is recorded (the batch's, or its failure's).
-    let recorded = false;
+  async function* runStream(req: ImageCall, call: Call): AsyncGenerator<StreamEvent> {
+    const p = await prepare(req);
+    const opened = await openStream(deps.routing, p.routes, p.job, call);
+    const { events } = opened;
     try {
-      const opened = await openStream(deps.routing, p.routes, p.job, ctx);
-      ({ events } = opened);
-      channel = opened.route.channel;
       const mimeType = `image/${p.job.outputFormat}`;
       const echo = echoOf(p, p.dims.width, p.dims.height);
       for (let r = opened.first; !r.done; r = await events.next()) {
@@ -244,45 +198,38 @@ export function imageService(deps: ImageServiceDeps): ServiceImpl<typeof ImageSe
           yield { case: "partialImage", value: { imageIndex: e.imageIndex, partialImageIndex: e.partialIndex, file, created: BigInt(Math.floor(deps.now() / 1000)), ...echo } };
           continue;
         }
-        const batch = await toBatch(p, e.result, opened.route, ctx, started);
-        recorded = true;
-        yield { case: "batch", value: batch };
+        yield { case: "batch", value: await toBatch(p, e.result, opened.route, call) };
         return;
       }
-      throw coreError(Code.Unavailable, "The image provider's stream ended without a result.", { reason: "upstream_bad_response", metadata: { channel } });
+      throw coreError(Code.Unavailable, "The image provider's stream ended without a result.", { reason: "upstream_bad_response" });
     } catch (err) {
-      const e = asConnectError(err);
-      if (!recorded) recordUsage(ctx, p.name, channel, started, 0, undefined, `error:${e.code}`);
-      recorded = true;
-      throw e;
+      throw tagChannel(asConnectError(err), opened.route.channel);
     } finally {
-      // The caller stopped reading before the result.
-      if (!recorded) recordUsage(ctx, p.name, channel, started, 0, undefined, `error:${Code.Canceled}`);
-      if (events?.return) await events.return().catch(() => undefined);
+      if (events.return) await events.return().catch(() => undefined);
     }
   }
 
   return {
-    async generateImages(req, ctx) {
-      const batch = await run({ op: "generate", prompt: req.prompt, options: req.options, images: [] }, ctx);
+    async generateImages(req, call) {
+      const batch = await run({ op: "generate", prompt: req.prompt, options: req.options, images: [] }, call);
       return create(GenerateImagesResponseSchema, { batch });
     },
-    async editImages(req, ctx) {
-      const batch = await run({ op: "edit", prompt: req.prompt, options: req.options, images: req.images, mask: req.mask }, ctx);
+    async editImages(req, call) {
+      const batch = await run({ op: "edit", prompt: req.prompt, options: req.options, images: req.images, mask: req.mask }, call);
       return create(EditImagesResponseSchema, { batch });
     },
-    async createImageVariations(req, ctx) {
+    async createImageVariations(req, call) {
       if (!req.image) throw missingParam("image");
-      const batch = await run({ op: "variation", prompt: "", options: req.options, images: [req.image] }, ctx);
+      const batch = await run({ op: "variation", prompt: "", options: req.options, images: [req.image] }, call);
       return create(CreateImageVariationsResponseSchema, { batch });
     },
-    async *streamGenerateImages(req, ctx) {
-      const call = { op: "generate" as const, prompt: req.prompt, options: req.options, images: [], stream: { partialImages: req.partialImages } };
-      for await (const event of runStream(call, ctx)) yield create(StreamGenerateImagesResponseSchema, { event });
+    async *streamGenerateImages(req, call) {
+      const image = { op: "generate" as const, prompt: req.prompt, options: req.options, images: [], stream: { partialImages: req.partialImages } };
+      for await (const event of runStream(image, call)) yield create(StreamGenerateImagesResponseSchema, { event });
     },
-    async *streamEditImages(req, ctx) {
-      const call = { op: "edit" as const, prompt: req.prompt, options: req.options, images: req.images, mask: req.mask, stream: { partialImages: req.partialImages } };
-      for await (const event of runStream(call, ctx)) yield create(StreamEditImagesResponseSchema, { event });
+    async *streamEditImages(req, call) {
+      const image = { op: "edit" as const, prompt: req.prompt, options: req.options, images: req.images, mask: req.mask, stream: { partialImages: req.partialImages } };
+      for await (const event of runStream(image, call)) yield create(StreamEditImagesResponseSchema, { event });
     },
   };
 }

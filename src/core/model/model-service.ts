@@ -1,6 +1,6 @@
 import { create } from "../proto/create.js";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "../call/service.js";
 import { Capability, ModelSchema, ModelService, type Model } from "../../../gen/omnigate/model/v1/model_pb.js";
 import { invalidArgument, notFound } from "../errors.js";
 import type { ModelCatalog, ModelEntry } from "./catalog.js";

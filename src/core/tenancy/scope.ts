@@ -1,5 +1,5 @@
 // Which formats and models a key may use. Admin keys may use everything.
-import type { Principal } from "../context.js";
+import type { Principal } from "../call/call.js";
 import { Code, coreError } from "../errors.js";
 
 /** Marks errors raised by the tenancy gates (scope, budget, rate limit), so they can be recorded once. */

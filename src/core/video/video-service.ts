@@ -4,7 +4,8 @@
 // timeout). A key sees its own videos; admin keys see all.
 import { randomBytes, randomInt } from "node:crypto";
 import { create } from "../proto/create.js";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { Call } from "../call/call.js";
+import type { ServiceImpl } from "../call/service.js";
 import { GeneratedFileSchema } from "../../../gen/omnigate/common/v1/common_pb.js";
 import {
   CancelVideoResponseSchema,
@@ -20,9 +21,8 @@ import {
 import type { BlobStore } from "../../storage/blob/blob-store.js";
 import { signFileUrl } from "../../storage/blob/signed-url.js";
 import type { TaskRecord, TaskStore } from "../../storage/types.js";
-import { callerOf, type Principal } from "../context.js";
+import type { Principal } from "../call/call.js";
 import { Code, coreError, invalidArgument, notFound } from "../errors.js";
-import { URL_BASE_HEADER } from "../image/image-service.js";
 import type { TaskRunner } from "../tasks/runner.js";
 import { InvalidTransitionError, isTerminal, QueueFullError, type RunState } from "../tasks/types.js";
 import { resolveParams } from "./params.js";
@@ -46,7 +46,6 @@ export interface VideoServiceDeps {
   now: () => number;
 }
 
-const URL_BASE = /^https?:\/\/[A-Za-z0-9.\-:[\]]+$/;
 const MAX_LIST = 100;
 const DEFAULT_LIST = 20;
 
@@ -70,22 +69,18 @@ function fromRecord(r: TaskRecord): VideoTask {
 const notReady = (id: string, what: string) => coreError(Code.FailedPrecondition, `Video ${id} is not completed yet; ${what}.`, { reason: "video_not_ready", field: "id" });
 
 export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoService> {
-  const base = (ctx: HandlerContext): string => {
-    if (deps.publicUrl) return deps.publicUrl.replace(/\/+$/, "");
-    const given = ctx.requestHeader.get(URL_BASE_HEADER) ?? "";
-    return URL_BASE.test(given) ? given : "";
-  };
+  const base = (call: Call): string => (deps.publicUrl ? deps.publicUrl.replace(/\/+$/, "") : call.urlBase);
 
-  const signed = (ctx: HandlerContext, fileId: string | undefined, expireTime: number): string => {
-    const b = base(ctx);
+  const signed = (call: Call, fileId: string | undefined, expireTime: number): string => {
+    const b = base(call);
     return b && fileId ? signFileUrl(b, fileId, expireTime, deps.urlSecret) : "";
   };
 
-  const show = (t: VideoTask, ctx: HandlerContext) => toVideo(t, signed(ctx, t.payload.result?.videoFileId, t.payload.result?.expireTime ?? 0));
+  const show = (t: VideoTask, call: Call) => toVideo(t, signed(call, t.payload.result?.videoFileId, t.payload.result?.expireTime ?? 0));
 
   /** The task when it exists, is a video and the caller may see it; NotFound otherwise. */
-  async function visible(id: string, ctx: HandlerContext): Promise<VideoTask> {
-    const p = callerOf(ctx);
+  async function visible(id: string, call: Call): Promise<VideoTask> {
+    const p = call.principal;
     if (!id) throw invalidArgument("Missing required parameter: 'id'.", "id", "missing_required_parameter");
     const rec = /^[\w-]{1,128}$/.test(id) ? await deps.tasks.get(id) : undefined;
     if (!rec || rec.kind !== VIDEO_KIND || (!p.admin && rec.ownerKeyId !== p.keyId)) throw notFound(`Video with id '${id}' not found.`, "video_not_found");
@@ -120,8 +115,8 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
   }
 
   return {
-    async createVideo(req, ctx) {
-      const p = callerOf(ctx);
+    async createVideo(req, call) {
+      const p = call.principal;
       const params = resolveParams({ model: req.model, prompt: req.prompt, duration: req.duration, size: req.size, aspectRatio: req.aspectRatio, fps: req.fps, seed: req.seed });
       const routes = deps.routing.resolve(params.model);
       let reference: VideoPayload["reference"];
@@ -148,31 +143,31 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
         if (reference?.fileId) await deps.blobs.delete(reference.fileId).catch(() => undefined);
         throw err;
       });
-      return create(CreateVideoResponseSchema, { video: show(task, ctx) });
+      return create(CreateVideoResponseSchema, { video: show(task, call) });
     },
 
-    async getVideo(req, ctx) {
-      return create(GetVideoResponseSchema, { video: show(await visible(req.id, ctx), ctx) });
+    async getVideo(req, call) {
+      return create(GetVideoResponseSchema, { video: show(await visible(req.id, call), call) });
     },
 
-    async listVideos(req, ctx) {
-      const p = callerOf(ctx);
+    async listVideos(req, call) {
+      const p = call.principal;
       const limit = req.limit || DEFAULT_LIST;
       if (limit < 1 || limit > MAX_LIST) throw invalidArgument(`Invalid limit ${req.limit}: expected 1 to ${MAX_LIST}.`, "limit", "invalid_value");
       const order = req.order || "desc";
       if (order !== "asc" && order !== "desc") throw invalidArgument(`Invalid order '${req.order}': expected 'asc' or 'desc'.`, "order", "invalid_value");
       if (req.after) {
-        await visible(req.after, ctx).catch(() => {
+        await visible(req.after, call).catch(() => {
           throw invalidArgument(`Invalid 'after': no video with id '${req.after}'.`, "after", "invalid_value");
         });
       }
       const rows = await deps.tasks.list(VIDEO_KIND, { limit: limit + 1, order, ...(req.after ? { after: req.after } : {}), ...(p.admin ? {} : { ownerKeyId: p.keyId }) });
-      const videos = rows.slice(0, limit).map((r) => show(fromRecord(r), ctx));
+      const videos = rows.slice(0, limit).map((r) => show(fromRecord(r), call));
       return create(ListVideosResponseSchema, { videos, hasMore: rows.length > limit });
     },
 
-    async deleteVideo(req, ctx) {
-      const t = await visible(req.id, ctx);
+    async deleteVideo(req, call) {
+      const t = await visible(req.id, call);
       if (!isTerminal(t.run.status)) {
         await deps.runner.cancel(t.id, "deleted").catch((err) => {
           if (!(err instanceof InvalidTransitionError)) throw err;
@@ -187,12 +182,12 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
 
     // The runner's CANCEL: the handler's work is aborted, the video reads as
     // failed with code "cancelled", and task-refunds gives the charge back.
-    async cancelVideo(req, ctx) {
-      const t = await visible(req.id, ctx);
+    async cancelVideo(req, call) {
+      const t = await visible(req.id, call);
       const finished = () => coreError(Code.FailedPrecondition, `Video ${t.id} has already finished (status ${t.run.status}).`, { reason: "video_finished", field: "id" });
       if (isTerminal(t.run.status)) throw finished();
       try {
-        return create(CancelVideoResponseSchema, { video: show(await deps.runner.cancel<VideoPayload>(t.id, "cancelled by the client"), ctx) });
+        return create(CancelVideoResponseSchema, { video: show(await deps.runner.cancel<VideoPayload>(t.id, "cancelled by the client"), call) });
       } catch (err) {
         // It finished between the read and the cancel.
         if (err instanceof InvalidTransitionError) throw finished();
@@ -200,9 +195,9 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
       }
     },
 
-    async remixVideo(req, ctx) {
-      const p = callerOf(ctx);
-      const parent = await visible(req.id, ctx);
+    async remixVideo(req, call) {
+      const p = call.principal;
+      const parent = await visible(req.id, call);
       if (!req.prompt.trim()) throw invalidArgument("Missing required parameter: 'prompt'.", "prompt", "missing_required_parameter");
       if (parent.run.status !== "SUCCESS") throw notReady(parent.id, "only completed videos can be remixed");
       const params = resolveParams({
@@ -230,11 +225,11 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
         remixedFrom: parent.id,
         remix: { prompt: pp.prompt, seed: pp.seed, channel: pp.route.channel, upstreamId: pp.upstreamId },
       });
-      return create(RemixVideoResponseSchema, { video: show(task, ctx) });
+      return create(RemixVideoResponseSchema, { video: show(task, call) });
     },
 
-    async getVideoContent(req, ctx) {
-      const t = await visible(req.id, ctx);
+    async getVideoContent(req, call) {
+      const t = await visible(req.id, call);
       const r = t.payload.result;
       if (t.run.status !== "SUCCESS" || !r) throw notReady(t.id, "its content can be downloaded once it has completed");
       const variant = req.variant === Variant.UNSPECIFIED ? Variant.VIDEO : req.variant;
@@ -253,7 +248,7 @@ export function videoService(deps: VideoServiceDeps): ServiceImpl<typeof VideoSe
         file: create(GeneratedFileSchema, {
           fileId,
           mimeType: blob.record.mimeType,
-          url: signed(ctx, fileId, blob.record.expireTime ?? r.expireTime),
+          url: signed(call, fileId, blob.record.expireTime ?? r.expireTime),
           data,
           width: video ? r.width : 0,
           height: video ? r.height : 0,

@@ -12,9 +12,10 @@
 // file of one chunk (8 MiB with the SDK) needs no state, a longer one needs
 // its chunks sent to the same instance.
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import type { CallOptions, Client } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { FileService, type File } from "../../../gen/omnigate/file/v1/file_pb.js";
+import type { FileService, File } from "../../../gen/omnigate/file/v1/file_pb.js";
+import type { CallInit } from "../../core/call/call.js";
+import type { CoreClient } from "../../core/call/service.js";
 import { Code, coreError, invalidArgument } from "../../core/errors.js";
 import { isoTime } from "../shared/time.js";
 
@@ -76,11 +77,11 @@ interface Session {
 }
 
 export interface GeminiFilesOptions {
-  files: Client<typeof FileService>;
+  files: CoreClient<typeof FileService>;
   maxBytes: number;
   /** The configured public URL, when there is one. */
   publicUrl: string | undefined;
-  call(req: FastifyRequest, reply: FastifyReply): CallOptions;
+  call(req: FastifyRequest, reply: FastifyReply): CallInit;
   apiKey(req: FastifyRequest): string;
   now(): number;
   /** Bytes of unfinished uploads held at once (default heldLimit(maxBytes)). */

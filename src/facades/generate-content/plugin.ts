@@ -5,18 +5,16 @@
 // chat model, calls the core, and translates back; errors leave as
 // google.rpc.Status bodies from ./errors.ts. The key is checked first, from
 // the headers: a wrong one gets Google's 400 API_KEY_INVALID whatever the body holds.
-import { createClient, type CallOptions } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from "fastify";
 import { keyIsValid, type Authenticator } from "../../core/auth/authenticator.js";
 import type { z } from "zod";
-import { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { FileService } from "../../../gen/omnigate/file/v1/file_pb.js";
-import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
-import { bearerToken } from "../../core/auth/interceptor.js";
+import { Capability } from "../../../gen/omnigate/model/v1/model_pb.js";
+import { bearerToken } from "../../core/auth/bearer.js";
+import type { CallInit } from "../../core/call/call.js";
 import { invalidArgument, unauthenticated } from "../../core/errors.js";
 import { promiseOf } from "../../core/iter.js";
 import type { FacadeOptions } from "../shared/options.js";
-import { coreCallOptions, streamCall, unaryCall } from "../shared/call.js";
+import { edgeCall } from "../shared/call.js";
 import { closeIfUnread } from "../shared/upload-cap.js";
 import { fromCoreCachedContent, toCoreCachedContent, toCoreExpiry } from "./cached-contents.js";
 import { apiKeyInvalidError, atOrigin, notFoundError, toWireError, unauthenticatedError, type WireError } from "./errors.js";
@@ -99,12 +97,11 @@ function keyChecks(auth: Authenticator) {
 }
 
 export async function generateContentFacade(app: FastifyInstance, { deps }: FacadeOptions): Promise<void> {
-  const chat = createClient(ChatService, deps.core.transport);
-  const models = createClient(ModelService, deps.core.transport);
+  const { chat, models, files } = deps.core.clients;
   const bodyLimit = deps.config.bodyLimitBytes;
-  const call = (req: FastifyRequest, reply: FastifyReply) => coreCallOptions(req, reply, SOURCE_FORMAT, apiKey(req));
+  const call = (req: FastifyRequest, reply: FastifyReply) => edgeCall(req, reply, SOURCE_FORMAT, apiKey(req));
   const filesApi: GeminiFilesOptions = {
-    files: createClient(FileService, deps.core.transport),
+    files,
     maxBytes: deps.config.fileMaxBytes,
     publicUrl: deps.config.publicUrl,
     call,
@@ -120,11 +117,11 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
 
   // A promise chain, not an async frame: with the route's handler passing it
   // straight to fastify, a call makes two promises instead of five.
-  function generate(req: FastifyRequest, _reply: FastifyReply, model: string, opts: CallOptions) {
+  function generate(req: FastifyRequest, _reply: FastifyReply, model: string, opts: CallInit) {
     return promiseOf(() => {
       const body = parse(wire.generateContentRequest, req.body);
       const { input, origins } = toCoreRequest(body, model);
-      return unaryCall(deps.core.transport, ChatService.method.generate, { input }, opts).then(
+      return chat.generate({ input }, opts).then(
         (resp) => fromCoreResponse(resp, responseOptions(body)),
         (err: unknown) => {
           throw atOrigin(err, origins);
@@ -133,13 +130,13 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
     });
   }
 
-  async function streamGenerate(req: FastifyRequest, reply: FastifyReply, model: string, opts: CallOptions) {
+  async function streamGenerate(req: FastifyRequest, reply: FastifyReply, model: string, opts: CallInit) {
     const alt = queryValue(req, "alt");
     if (alt !== undefined && alt !== "sse" && alt !== "json") throw invalidArgument(`alt: ${JSON.stringify(alt)} is not supported; use sse or json`, "alt");
     const mode: StreamMode = alt === "sse" ? "sse" : "array";
     const body = parse(wire.generateContentRequest, req.body);
     const { input, origins } = toCoreRequest(body, model);
-    const it = streamCall(deps.core.transport, ChatService.method.streamGenerate, { input }, opts);
+    const it = chat.streamGenerate({ input }, opts)[Symbol.asyncIterator]();
     const t = new GenerateContentStreamTranslator(responseOptions(body));
     const primed = await primeStream(it, t).catch((err: unknown) => {
       throw atOrigin(err, origins);
@@ -158,7 +155,7 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
     return reply;
   }
 
-  async function countTokens(req: FastifyRequest, _reply: FastifyReply, model: string, opts: CallOptions) {
+  async function countTokens(req: FastifyRequest, _reply: FastifyReply, model: string, opts: CallInit) {
     const body = parse(wire.countTokensRequest, req.body);
     if (body.contents && body.generateContentRequest) throw invalidArgument("set contents or generateContentRequest, not both", "generateContentRequest");
     const gcr = body.generateContentRequest ?? (body.contents ? { contents: body.contents } : undefined);
@@ -173,7 +170,7 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
     return fromCoreCountTokens(r);
   }
 
-  const ACTIONS: Record<string, (req: FastifyRequest, reply: FastifyReply, model: string, opts: CallOptions) => Promise<unknown>> = {
+  const ACTIONS: Record<string, (req: FastifyRequest, reply: FastifyReply, model: string, opts: CallInit) => Promise<unknown>> = {
     generateContent: generate,
     streamGenerateContent: streamGenerate,
     countTokens,

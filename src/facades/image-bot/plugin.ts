@@ -3,14 +3,13 @@
 // account pool, and an SSE stream of a task's changes. Bearer auth
 // (mj-api-secret is accepted too); errors in the envelope of spec 7.2.
 import { PassThrough } from "node:stream";
-import { ConnectError, createClient, type CallOptions } from "@connectrpc/connect";
+import { ConnectError } from "@connectrpc/connect";
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { Status, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
-import { bearerToken } from "../../core/auth/interceptor.js";
-import { URL_BASE_HEADER } from "../../core/image/image-service.js";
+import { Status } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
+import { bearerToken } from "../../core/auth/bearer.js";
 import type { FacadeOptions } from "../shared/options.js";
-import { coreCallOptions } from "../shared/call.js";
+import { edgeCall } from "../shared/call.js";
 import { CODE, FacadeError, badRequest, fromConnectError, wireError, type WireError } from "./errors.js";
 import {
   fromCoreAccount,
@@ -79,16 +78,9 @@ function apiKey(req: FastifyRequest): string | undefined {
   return typeof secret === "string" && secret.trim() ? secret.trim() : undefined;
 }
 
-const URL_BASE = /^https?:\/\/[A-Za-z0-9.\-:[\]]+$/;
-
 export const imageBotFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps }) => {
-  const client = createClient(ImageBotService, deps.core.transport);
-
-  const call = (req: FastifyRequest, reply: FastifyReply): CallOptions => {
-    const opts = coreCallOptions(req, reply, FORMAT, apiKey(req)!);
-    const base = `${req.protocol}://${req.headers.host ?? ""}`;
-    return { ...opts, headers: { ...(opts.headers as Record<string, string>), ...(URL_BASE.test(base) ? { [URL_BASE_HEADER]: base } : {}) } };
-  };
+  const client = deps.core.clients.imageBot;
+  const call = (req: FastifyRequest, reply: FastifyReply) => edgeCall(req, reply, FORMAT, apiKey(req));
 
   const routes = async (scope: FastifyInstance) => {
     scope.setErrorHandler(async (err, req, reply) => {
@@ -159,7 +151,7 @@ export const imageBotFacade: FastifyPluginAsync<FacadeOptions> = async (app, { d
           for (let r = first; !r.done; r = await iterator.next()) out.write(sseEvent("task", fromCoreTask(r.value.task!)));
           out.write(sseEvent("done", {}));
         } catch (err) {
-          if (!opts.signal?.aborted) out.write(sseEvent("error", toWire(err).body));
+          if (!opts.signal.aborted) out.write(sseEvent("error", toWire(err).body));
         } finally {
           clearInterval(ping);
           out.end();

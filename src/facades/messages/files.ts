@@ -5,10 +5,11 @@
 // /v1/messages (a key, anthropic-version); errors in the Anthropic shape, with
 // error.details.error_code where the API gives one (file_expired).
 import multipart from "@fastify/multipart";
-import type { Client } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { FileService, type File } from "../../../gen/omnigate/file/v1/file_pb.js";
+import type { FileService, File } from "../../../gen/omnigate/file/v1/file_pb.js";
+import type { CallInit } from "../../core/call/call.js";
+import type { CoreClient } from "../../core/call/service.js";
 import { isoTime } from "../shared/time.js";
 import { BodyOverCap, capBody, declaresMore, MULTIPART_OVERHEAD } from "../shared/upload-cap.js";
 import { invalidRequest, toWireError, type WireError } from "./errors.js";
@@ -65,11 +66,11 @@ export const listFilesQuery = z.looseObject({
 const FILE_ID = /^[\w-]{1,256}$/;
 
 export interface FilesRouteOptions {
-  files: Client<typeof FileService>;
+  files: CoreClient<typeof FileService>;
   maxBytes: number;
   /** Checks of the key and anthropic-version (the Messages facade's own). */
   onRequest: (req: FastifyRequest, reply: FastifyReply, done: () => void) => void;
-  callOptions: (req: FastifyRequest, reply: FastifyReply) => Parameters<Client<typeof FileService>["getFile"]>[1];
+  call: (req: FastifyRequest, reply: FastifyReply) => CallInit;
   sendError: (req: FastifyRequest, reply: FastifyReply, e: WireError, cause?: unknown) => FastifyReply;
 }
 
@@ -142,7 +143,7 @@ export function fileRoutes(o: FilesRouteOptions) {
       if (!req.isMultipart()) return o.sendError(req, reply, invalidRequest("content-type must be multipart/form-data"));
       const up = await readUpload(req, o.maxBytes);
       if ("status" in up) return o.sendError(req, reply, up);
-      const res = await o.files.uploadFile({ filename: up.filename, mimeType: up.mimeType, data: up.data, expiresInSeconds: up.expiresInSeconds }, o.callOptions(req, reply));
+      const res = await o.files.uploadFile({ filename: up.filename, mimeType: up.mimeType, data: up.data, expiresInSeconds: up.expiresInSeconds }, o.call(req, reply));
       return reply.type("application/json").send(toFileMetadata(res.file!));
     });
 
@@ -157,18 +158,18 @@ export function fileRoutes(o: FilesRouteOptions) {
       if (ids.length && (limit !== undefined || page !== undefined)) return o.sendError(req, reply, invalidRequest("ids: cannot be combined with limit or page"));
       // Files here belong to keys, not sessions: no file is in any scope.
       const picked = ids.length ? { ids } : { limit: limit ?? 0, pageToken: page ?? "", afterId: after_id ?? "", beforeId: before_id ?? "" };
-      const res = scope_id !== undefined ? undefined : await o.files.listFiles(picked, o.callOptions(req, reply));
+      const res = scope_id !== undefined ? undefined : await o.files.listFiles(picked, o.call(req, reply));
       const data = (res?.files ?? []).map(toFileMetadata);
       return reply.type("application/json").send({ data, has_more: res?.hasMore ?? false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, next_page: res?.nextPageToken || null });
     });
 
     scope.get<{ Params: { file_id: string } }>("/:file_id", byId, async (req, reply) => {
-      const res = await o.files.getFile({ id: req.params.file_id }, o.callOptions(req, reply));
+      const res = await o.files.getFile({ id: req.params.file_id }, o.call(req, reply));
       return reply.type("application/json").send(toFileMetadata(res.file!));
     });
 
     scope.get<{ Params: { file_id: string } }>("/:file_id/content", byId, async (req, reply) => {
-      const res = await o.files.getFileContent({ id: req.params.file_id }, o.callOptions(req, reply));
+      const res = await o.files.getFileContent({ id: req.params.file_id }, o.call(req, reply));
       const f = res.file!;
       return reply
         .type(f.mimeType)
@@ -179,7 +180,7 @@ export function fileRoutes(o: FilesRouteOptions) {
     });
 
     scope.delete<{ Params: { file_id: string } }>("/:file_id", byId, async (req, reply) => {
-      const res = await o.files.deleteFile({ id: req.params.file_id }, o.callOptions(req, reply));
+      const res = await o.files.deleteFile({ id: req.params.file_id }, o.call(req, reply));
       return reply.type("application/json").send({ id: res.id, type: "file_deleted" });
     });
   };

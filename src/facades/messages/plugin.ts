@@ -5,16 +5,16 @@
 // API), validates with zod, translates to the neutral model and back, and
 // renders every error, its own and fastify's, as an Anthropic error body.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { createClient, type CallOptions, type Client, type Transport } from "@connectrpc/connect";
 import type { z } from "zod";
-import { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { FileService } from "../../../gen/omnigate/file/v1/file_pb.js";
-import { Capability, ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
+import type { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { Capability, type ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
 import { keyIsValid, type Authenticator } from "../../core/auth/authenticator.js";
-import { bearerToken } from "../../core/auth/interceptor.js";
+import { bearerToken } from "../../core/auth/bearer.js";
+import type { CallInit } from "../../core/call/call.js";
+import type { CoreClient } from "../../core/call/service.js";
 import { randomHex } from "../../lib/ids.js";
 import type { FacadeOptions } from "../shared/options.js";
-import { coreCallOptions, streamCall, unaryCall } from "../shared/call.js";
+import { edgeCall } from "../shared/call.js";
 import { closeIfUnread } from "../shared/upload-cap.js";
 import { errorBody, invalidRequest, toWireError, type WireError } from "./errors.js";
 import { describeIssues, issueText, pydanticMessages } from "./issues.js";
@@ -114,14 +114,14 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): Parsed<T> {
   return { ok: false, error: invalidRequest(issueText(describeIssues(r.error.issues))) };
 }
 
-function messageRoutes(chat: Client<typeof ChatService>, transport: Transport, postChecks: Hook) {
+function messageRoutes(chat: CoreClient<typeof ChatService>, postChecks: Hook) {
   return async (scope: FastifyInstance) => {
     scope.setErrorHandler((err, req, reply) => sendError(req, reply, toWireError(err), err));
     scope.setNotFoundHandler((req, reply) => sendError(req, reply, { status: 404, type: "not_found_error", message: `no route ${req.method} ${req.url.split("?")[0]}` }));
 
     /** A streamed message: the first event is read before the 200 goes out, so that errors the core raises up front (auth, validation, rate limits) keep their status. */
-    async function stream(req: FastifyRequest, reply: FastifyReply, body: wire.MessagesRequest, core: CoreRequest, call: CallOptions): Promise<void> {
-      const it = streamCall(transport, ChatService.method.streamGenerate, { input: core.input }, call);
+    async function stream(req: FastifyRequest, reply: FastifyReply, body: wire.MessagesRequest, core: CoreRequest, call: CallInit): Promise<void> {
+      const it = chat.streamGenerate({ input: core.input }, call)[Symbol.asyncIterator]();
       const first = await it.next();
       // The frames go straight to the socket (no stream in between); the
       // onResponse hooks still run when the response finishes.
@@ -148,9 +148,9 @@ function messageRoutes(chat: Client<typeof ChatService>, transport: Transport, p
       const failed = (err: unknown) => void sendError(req, reply, toWireError(err, core?.clientField), err);
       try {
         core = toCoreChatInput(body, { betas: betasOf(req.headers), requestId: req.id });
-        const call = coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!);
+        const call = edgeCall(req, reply, FORMAT, apiKeyOf(req.headers));
         if (body.stream) return stream(req, reply, body, core, call).catch(failed);
-        return unaryCall(transport, ChatService.method.generate, { input: core.input }, call).then((resp) => {
+        return chat.generate({ input: core.input }, call).then((resp) => {
           // The upstream's id when it gave one; ours otherwise.
           reply.type("application/json").send(fromCoreMessage(resp, { id: resp.id ? "" : "msg_" + randomHex(12), model: body.model }));
         }, failed);
@@ -165,7 +165,7 @@ function messageRoutes(chat: Client<typeof ChatService>, transport: Transport, p
       let core: CoreRequest | undefined;
       try {
         core = toCoreChatInput(parsed.value, { betas: betasOf(req.headers), requestId: req.id });
-        const resp = await chat.countTokens({ input: core.input }, coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!));
+        const resp = await chat.countTokens({ input: core.input }, edgeCall(req, reply, FORMAT, apiKeyOf(req.headers)));
         return reply.type("application/json").send({ input_tokens: Number(resp.inputTokens) });
       } catch (err) {
         return sendError(req, reply, toWireError(err, core?.clientField), err);
@@ -174,7 +174,7 @@ function messageRoutes(chat: Client<typeof ChatService>, transport: Transport, p
   };
 }
 
-function modelRoutes(models: Client<typeof ModelService>, keyCheck: Hook) {
+function modelRoutes(models: CoreClient<typeof ModelService>, keyCheck: Hook) {
   return async (scope: FastifyInstance) => {
     scope.setErrorHandler((err, req, reply) => sendError(req, reply, toWireError(err), err));
     const anthropic = { constraints: { wire: "anthropic" }, onRequest: keyCheck };
@@ -183,7 +183,7 @@ function modelRoutes(models: Client<typeof ModelService>, keyCheck: Hook) {
       const q = parseBody(wire.listModelsQuery, req.query ?? {});
       if (!q.ok) return sendError(req, reply, q.error);
       try {
-        const call = coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!);
+        const call = edgeCall(req, reply, FORMAT, apiKeyOf(req.headers));
         const all = [];
         let pageToken = "";
         do {
@@ -200,7 +200,7 @@ function modelRoutes(models: Client<typeof ModelService>, keyCheck: Hook) {
 
     scope.get<{ Params: { model_id: string } }>("/v1/models/:model_id", anthropic, async (req, reply) => {
       try {
-        const { model } = await models.getModel({ id: req.params.model_id }, coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!));
+        const { model } = await models.getModel({ id: req.params.model_id }, edgeCall(req, reply, FORMAT, apiKeyOf(req.headers)));
         if (!model || !isChatModel(model)) return sendError(req, reply, { status: 404, type: "not_found_error", message: `model: ${req.params.model_id}` });
         return reply.type("application/json").send(toModelInfo(model));
       } catch (err) {
@@ -211,15 +211,14 @@ function modelRoutes(models: Client<typeof ModelService>, keyCheck: Hook) {
 }
 
 export const messagesFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps, openaiUnknownUrl }) => {
-  const chat = createClient(ChatService, deps.core.transport);
-  const models = createClient(ModelService, deps.core.transport);
-  await app.register(messageRoutes(chat, deps.core.transport, headerChecks(deps.auth, { version: true, json: true })), { prefix: "/v1/messages" });
+  const { chat, models, files } = deps.core.clients;
+  await app.register(messageRoutes(chat, headerChecks(deps.auth, { version: true, json: true })), { prefix: "/v1/messages" });
   await app.register(
     fileRoutes({
-      files: createClient(FileService, deps.core.transport),
+      files,
       maxBytes: deps.config.fileMaxBytes,
       onRequest: fileChecks(headerChecks(deps.auth, { version: true, json: false }), openaiUnknownUrl),
-      callOptions: (req, reply) => coreCallOptions(req, reply, FORMAT, apiKeyOf(req.headers)!),
+      call: (req, reply) => edgeCall(req, reply, FORMAT, apiKeyOf(req.headers)),
       sendError,
     }),
     { prefix: "/v1/files" },

@@ -5,15 +5,12 @@
 // failure under /v1/images, unknown routes included, answers in the OpenAI
 // error shape.
 import multipart from "@fastify/multipart";
-import { createClient, type CallOptions } from "@connectrpc/connect";
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ConnectError } from "@connectrpc/connect";
-import { ImageService } from "../../../gen/omnigate/image/v1/image_pb.js";
-import { bearerToken } from "../../core/auth/interceptor.js";
-import { URL_BASE_HEADER } from "../../core/image/image-service.js";
+import { bearerToken } from "../../core/auth/bearer.js";
 import { MAX_INPUT_BYTES, MAX_INPUT_IMAGES, MAX_MASK_BYTES, modelResolver } from "../../core/image/profiles.js";
 import type { FacadeOptions } from "../shared/options.js";
-import { coreCallOptions, streamCall } from "../shared/call.js";
+import { edgeCall } from "../shared/call.js";
 import { closeIfUnread } from "../shared/upload-cap.js";
 import { facadeError, FacadeError, fromConnectError, wireError, type WireError } from "./errors.js";
 import { readForm, typedFields } from "./multipart.js";
@@ -62,7 +59,7 @@ function parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | 
 }
 
 export const openaiImagesFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps }) => {
-  const images = createClient(ImageService, deps.core.transport);
+  const { images } = deps.core.clients;
   const models = modelResolver(deps.config.images.aliases);
   const formLimits = (op: "edit" | "variation") => ({
     maxImageBytes: op === "edit" ? MAX_INPUT_BYTES : 4 * 1024 * 1024,
@@ -73,12 +70,7 @@ export const openaiImagesFacade: FastifyPluginAsync<FacadeOptions> = async (app,
     imageBytesFor: (model: string) => models.resolve(model)?.profile[op]?.maxBytes,
   });
 
-  const call = (req: FastifyRequest, reply: FastifyReply): CallOptions => {
-    const opts = coreCallOptions(req, reply, FORMAT, bearerToken(req.headers.authorization)!);
-    const host = req.headers.host;
-    const base = host ? `${req.protocol}://${host}` : "";
-    return { ...opts, headers: { ...(opts.headers as Record<string, string>), ...(base ? { [URL_BASE_HEADER]: base } : {}) } };
-  };
+  const call = (req: FastifyRequest, reply: FastifyReply) => edgeCall(req, reply, FORMAT, bearerToken(req.headers.authorization));
 
   /**
    * A streamed call: the first message is read before the 200 goes out, so
@@ -125,7 +117,7 @@ export const openaiImagesFacade: FastifyPluginAsync<FacadeOptions> = async (app,
           throw facadeError(415, `Invalid Content-Type header (${req.headers["content-type"] ?? "none"}), expected application/json.`, null, "invalid_content_type");
         }
         const body = parse(wire.generationsBody, req.body);
-        if (body.stream) return stream(req, reply, "image_generation", streamCall(deps.core.transport, ImageService.method.streamGenerateImages, toCoreStreamGenerate(body), call(req, reply)));
+        if (body.stream) return stream(req, reply, "image_generation", images.streamGenerateImages(toCoreStreamGenerate(body), call(req, reply))[Symbol.asyncIterator]());
         const res = await images.generateImages(toCoreGenerate(body), call(req, reply));
         return reply.type("application/json").send(fromCoreBatch(res.batch));
       });
@@ -138,7 +130,7 @@ export const openaiImagesFacade: FastifyPluginAsync<FacadeOptions> = async (app,
         const stray = form.files.find((f) => !wire.IMAGE_FIELD.test(f.field) && f.field !== "mask");
         if (stray) throw facadeError(400, `Unknown parameter: '${stray.field}'.`, stray.field, "unknown_parameter");
         if (!imgs.length) throw facadeError(400, "Missing required parameter: 'image'.", "image", "missing_required_parameter");
-        if (body.stream) return stream(req, reply, "image_edit", streamCall(deps.core.transport, ImageService.method.streamEditImages, toCoreStreamEdit(body, imgs, mask), call(req, reply)));
+        if (body.stream) return stream(req, reply, "image_edit", images.streamEditImages(toCoreStreamEdit(body, imgs, mask), call(req, reply))[Symbol.asyncIterator]());
         const res = await images.editImages(toCoreEdit(body, imgs, mask), call(req, reply));
         return reply.type("application/json").send(fromCoreBatch(res.batch));
       });

@@ -2,11 +2,10 @@
 // callers that are neither Anthropic (anthropic-version) nor Gemini
 // (x-goog-api-key / ?key=). Lists every model the gateway offers.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { createClient } from "@connectrpc/connect";
-import { ModelService, type Model } from "../../../gen/omnigate/model/v1/model_pb.js";
-import { bearerToken } from "../../core/auth/interceptor.js";
+import type { Model } from "../../../gen/omnigate/model/v1/model_pb.js";
+import { bearerToken } from "../../core/auth/bearer.js";
 import type { FacadeOptions } from "../shared/options.js";
-import { coreCallOptions } from "../shared/call.js";
+import { edgeCall } from "../shared/call.js";
 import { openAIError, toOpenAIError, type OpenAIWireError } from "./errors.js";
 import { fromCoreModel, fromCoreModels } from "./translate.js";
 
@@ -24,19 +23,19 @@ const requireKey = async (req: FastifyRequest, reply: FastifyReply) => {
 };
 
 export const openaiModelsFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps }) => {
-  const models = createClient(ModelService, deps.core.transport);
-  const key = (req: FastifyRequest) => bearerToken(req.headers.authorization)!;
+  const { models } = deps.core.clients;
+  const call = (req: FastifyRequest, reply: FastifyReply) => edgeCall(req, reply, FORMAT, bearerToken(req.headers.authorization));
 
   await app.register(async (scope: FastifyInstance) => {
     scope.setErrorHandler((err, req, reply) => sendError(req, reply, toOpenAIError(err), err));
 
     scope.get("/v1/models", { onRequest: requireKey }, async (req, reply) => {
       try {
-        const call = coreCallOptions(req, reply, FORMAT, key(req));
+        const opts = call(req, reply);
         const all: Model[] = [];
         let pageToken = "";
         do {
-          const page = await models.listModels({ pageSize: 1000, pageToken }, call);
+          const page = await models.listModels({ pageSize: 1000, pageToken }, opts);
           all.push(...page.models);
           pageToken = page.nextPageToken;
         } while (pageToken);
@@ -48,7 +47,7 @@ export const openaiModelsFacade: FastifyPluginAsync<FacadeOptions> = async (app,
 
     scope.get<{ Params: { id: string } }>("/v1/models/:id", { onRequest: requireKey }, async (req, reply) => {
       try {
-        const { model } = await models.getModel({ id: req.params.id }, coreCallOptions(req, reply, FORMAT, key(req)));
+        const { model } = await models.getModel({ id: req.params.id }, call(req, reply));
         if (!model) return sendError(req, reply, openAIError(404, `The model '${req.params.id}' does not exist`, "invalid_request_error", "model_not_found", "model"));
         return reply.type("application/json").send(fromCoreModel(model));
       } catch (err) {

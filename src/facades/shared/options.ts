@@ -1,8 +1,8 @@
-// What a facade may use of the app: the core's transport, the key check its
+// What a facade may use of the app: the core's clients, the key check its
 // headers need before the core is called, limits, and the clock.
-import type { Transport } from "@connectrpc/connect";
 import type { Config } from "../../config.js";
 import type { Authenticator } from "../../core/auth/authenticator.js";
+import type { CoreClients } from "../../core/routes.js";
 
 /** A reply the server builds in another format's shape (its bad-URL answers). */
 export interface ForeignReply {
@@ -11,7 +11,7 @@ export interface ForeignReply {
 }
 
 export interface FacadeDeps {
-  core: { transport: Transport };
+  core: { clients: CoreClients };
   auth: Authenticator;
   config: Pick<Config, "bodyLimitBytes" | "fileMaxBytes" | "publicUrl" | "images">;
   now: () => number;

@@ -3,14 +3,14 @@
 // over the core's VideoService, so a video made through one is visible through
 // the other. Each wire keeps its own auth check, error body and 404 handler.
 import multipart from "@fastify/multipart";
-import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
-import { bearerToken } from "../../core/auth/interceptor.js";
-import { URL_BASE_HEADER } from "../../core/image/image-service.js";
+import type { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
+import { bearerToken } from "../../core/auth/bearer.js";
+import type { CallInit } from "../../core/call/call.js";
+import type { CoreClient } from "../../core/call/service.js";
 import { MAX_REFERENCE_BYTES } from "../../core/video/reference.js";
 import type { FacadeOptions } from "../shared/options.js";
-import { coreCallOptions } from "../shared/call.js";
+import { edgeCall } from "../shared/call.js";
 import { closeIfUnread } from "../shared/upload-cap.js";
 import { errorBody, facadeError, toErrorFields, type Wire } from "./errors.js";
 import { readVideoForm } from "./multipart.js";
@@ -20,8 +20,8 @@ import * as wire from "./wire.js";
 /** The format name keys are scoped by (core/tenancy/scope.ts). */
 const FORMAT = "video";
 
-type Videos = Client<typeof VideoService>;
-type Call = (req: FastifyRequest, reply: FastifyReply) => CallOptions;
+type Videos = CoreClient<typeof VideoService>;
+type Call = (req: FastifyRequest, reply: FastifyReply) => CallInit;
 
 function parse<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: import("zod").ZodError } }, input: unknown, names: Record<string, string> = {}): T {
   const r = schema.safeParse(input ?? {});
@@ -138,13 +138,8 @@ const openaiRoutes =
   };
 
 export const videoFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps }) => {
-  const videos = createClient(VideoService, deps.core.transport);
-  const call: Call = (req, reply) => {
-    const opts = coreCallOptions(req, reply, FORMAT, bearerToken(req.headers.authorization)!);
-    const host = req.headers.host;
-    const base = host ? `${req.protocol}://${host}` : "";
-    return { ...opts, headers: { ...(opts.headers as Record<string, string>), ...(base ? { [URL_BASE_HEADER]: base } : {}) } };
-  };
+  const { video: videos } = deps.core.clients;
+  const call: Call = (req, reply) => edgeCall(req, reply, FORMAT, bearerToken(req.headers.authorization));
   await app.register(generationsRoutes(videos, call), { prefix: "/v1/video/generations" });
   await app.register(openaiRoutes(videos, call), { prefix: "/v1/videos" });
 };

@@ -1,7 +1,7 @@
 import t from "tap";
 import { authenticator } from "../../../src/core/auth/authenticator.js";
 import { BOOTSTRAP_KEY_ID, ensureKeys } from "../../../src/core/auth/bootstrap.js";
-import { bearerToken } from "../../../src/core/auth/interceptor.js";
+import { bearerToken } from "../../../src/core/auth/bearer.js";
 import { hashSecret, newSecret, secretPrefix } from "../../../src/core/auth/secrets.js";
 import { openSqliteStorage } from "../../../src/storage/sqlite/sqlite-storage.js";
 import { tempDir } from "../../helpers/app.js";

@@ -3,7 +3,7 @@
 import t from "tap";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { CachedContentSchema, ChatInputSchema, ChatService, Role, type ChatInput, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { configSchema } from "../../../src/config.js";
 import { ensureKeys } from "../../../src/core/auth/bootstrap.js";
@@ -11,12 +11,14 @@ import { hashSecret } from "../../../src/core/auth/secrets.js";
 import { createDeps, type AppDeps } from "../../../src/server/deps.js";
 import { errorDetail } from "../../../src/core/errors.js";
 import { ADMIN_KEY, tempDir } from "../../helpers/app.js";
+import type { CoreClient } from "../../../src/core/call/service.js";
+import { callInit } from "../call/harness.js";
 
 const OTHER_KEY = "sk-test-other-0123456789";
 let clock = Date.UTC(2026, 0, 1);
 let deps: AppDeps;
-let chat: Client<typeof ChatService>;
-const as = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
+let chat: CoreClient<typeof ChatService>;
+const as = (key: string) => callInit({ apiKey: key });
 
 t.before(async () => {
   const config = configSchema.parse({ dataDir: tempDir(), logLevel: "silent", bootstrapKey: ADMIN_KEY });
@@ -35,7 +37,7 @@ t.before(async () => {
     limits: { requestsPerMinute: 0, tokensPerMinute: 0, concurrentRequests: 0 },
     createTime: clock,
   });
-  chat = createClient(ChatService, deps.core.transport);
+  chat = deps.core.clients.chat;
 });
 t.teardown(() => deps.storage.close());
 
@@ -125,7 +127,7 @@ t.test("bad requests", async (t) => {
     ["negative ttl", chat.createCachedContent({ cachedContent: cacheBody(), ttlSeconds: -5n }, as(ADMIN_KEY)), Code.InvalidArgument, "cached_content.ttl_seconds"],
     ["bad name", chat.getCachedContent({ name: "caches/x" }, as(ADMIN_KEY)), Code.InvalidArgument, "name"],
     ["bad token", chat.listCachedContents({ pageToken: "!!" }, as(ADMIN_KEY)), Code.InvalidArgument, "page_token"],
-    ["no key", chat.getCachedContent({ name: "cachedContents/abc" }), Code.Unauthenticated, ""],
+    ["no key", chat.getCachedContent({ name: "cachedContents/abc" }, callInit({ apiKey: undefined })), Code.Unauthenticated, ""],
   ];
   for (const [name, p, code, field] of cases) {
     const err = await codeOf(p);

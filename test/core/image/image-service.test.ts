@@ -3,13 +3,14 @@
 import t, { type Test } from "tap";
 import path from "node:path";
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import sharp from "sharp";
 import { ImageService, ResponseFormat } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { ImageUsageSchema } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { DEFAULT_IMAGE_ALIASES } from "../../../src/config.js";
 import { coreError, errorDetail } from "../../../src/core/errors.js";
-import { imageService, URL_BASE_HEADER } from "../../../src/core/image/image-service.js";
+import { imageService } from "../../../src/core/image/image-service.js";
+import { serve } from "../call/harness.js";
 import type { ImageRoute } from "../../../src/core/image/image-routing.js";
 import { modelResolver } from "../../../src/core/image/profiles.js";
 import type { ImageJob, ImageProvider } from "../../../src/core/ports.js";
@@ -29,13 +30,13 @@ function setup(t: Test, routes: ImageRoute[], publicUrl?: string) {
   t.teardown(() => storage.close());
   const now = () => 1_700_000_000_000;
   const blobs = fsBlobStore({ dir: path.join(dir, "files"), files: storage.files, now });
-  const transport = createRouterTransport((r) =>
-    r.service(
-      ImageService,
-      imageService({ models: modelResolver(DEFAULT_IMAGE_ALIASES), routing: { resolve: () => routes }, blobs, urlSecret: "k", publicUrl, urlTtlMs: 1000, usage: storage.usage, now }),
-    ),
-  );
-  return { client: createClient(ImageService, transport), storage };
+  const models = modelResolver(DEFAULT_IMAGE_ALIASES);
+  const client = serve(ImageService, imageService({ models, routing: { resolve: () => routes }, blobs, urlSecret: "k", publicUrl, urlTtlMs: 1000, now }), {
+    usage: storage.usage,
+    imageModels: models,
+    now,
+  });
+  return { client, storage };
 }
 
 const provider = (run: (job: ImageJob) => Promise<{ images: { data: Uint8Array; revisedPrompt?: string }[]; usage?: ReturnType<typeof create<typeof ImageUsageSchema>> }>): ImageProvider => ({
@@ -56,7 +57,7 @@ t.test("an unavailable route falls over; results are measured, stored and signed
     { channel: "a", provider: down, upstreamModel: "x" },
     { channel: "b", provider: spy, upstreamModel: "y" },
   ]);
-  const res = await client.generateImages({ prompt: "p", options: { model: "dall-e-2", size: "256x256", n: 2 } }, { headers: { [URL_BASE_HEADER]: "http://gw:1" } });
+  const res = await client.generateImages({ prompt: "p", options: { model: "dall-e-2", size: "256x256", n: 2 } }, { urlBase: "http://gw:1" });
   const b = res.batch!;
   t.equal(b.channel, "b");
   t.equal(b.model, "IMG_MODEL_A");
@@ -94,10 +95,10 @@ t.test("IMG_MODEL_C keeps usage; b64 inlines; a bad URL base is ignored; publicU
   t.ok(Buffer.from(c.batch!.images[0]!.file!.data).equals(png));
   t.equal(c.batch!.images[0]!.file!.url, "");
   t.match(c.batch, { outputFormat: "png", background: "opaque", quality: "high" });
-  const rel = await client.generateImages({ prompt: "p", options: { size: "256x256" } }, { headers: { [URL_BASE_HEADER]: "javascript:alert(1)" } });
+  const rel = await client.generateImages({ prompt: "p", options: { size: "256x256" } }, { urlBase: "" });
   t.match(rel.batch!.images[0]!.file!.url, /^\/files\/file_/, "relative without a trustworthy base");
   const pub = setup(t, [{ channel: "local", provider: ok, upstreamModel: "m" }], "https://pub.example/");
-  const p = await pub.client.generateImages({ prompt: "p", options: { size: "256x256" } }, { headers: { [URL_BASE_HEADER]: "http://gw:1" } });
+  const p = await pub.client.generateImages({ prompt: "p", options: { size: "256x256" } }, { urlBase: "http://gw:1" });
   t.match(p.batch!.images[0]!.file!.url, /^https:\/\/pub\.example\/files\//);
 });
 

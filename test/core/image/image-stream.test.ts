@@ -1,11 +1,11 @@
-// ImageService's streamed RPCs over an in-memory Connect transport with
+// ImageService's streamed RPCs through the call pipeline with
 // scripted providers: partial images then the batch, a provider without a
 // stream of its own, fallback before the first event, the stream's failures
 // and an early stop recorded in usage, and the stream rules.
 import t, { type Test } from "tap";
 import path from "node:path";
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, createRouterTransport, type ConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import sharp from "sharp";
 import { ImageService, ImageUsageSchema, ResponseFormat } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { DEFAULT_IMAGE_ALIASES } from "../../../src/config.js";
@@ -13,8 +13,7 @@ import { coreError, errorDetail } from "../../../src/core/errors.js";
 import { imageService } from "../../../src/core/image/image-service.js";
 import type { ImageRoute } from "../../../src/core/image/image-routing.js";
 import { modelResolver } from "../../../src/core/image/profiles.js";
-import { createDirectTransport } from "../../../src/core/transport.js";
-import { streamCall } from "../../../src/facades/shared/call.js";
+import { serve } from "../call/harness.js";
 import type { ImageJob, ImageProvider, ImageStreamEvent } from "../../../src/core/ports.js";
 import { fsBlobStore } from "../../../src/storage/blob/fs-blob-store.js";
 import { openSqliteStorage } from "../../../src/storage/sqlite/sqlite-storage.js";
@@ -24,17 +23,16 @@ const png = await sharp({ create: { width: 20, height: 10, channels: 3, backgrou
   .toBuffer();
 const usage = create(ImageUsageSchema, { inputTokens: 1n, outputTokens: 2n, totalTokens: 3n });
 
-/** The service on a Connect in-memory transport, or on the in-process one facades use (`direct`). */
-function setup(t: Test, routes: ImageRoute[], direct = false) {
+/** The service behind the pipeline, its usage settled into storage. */
+function setup(t: Test, routes: ImageRoute[]) {
   const dir = t.testdir();
   const storage = openSqliteStorage(dir);
   t.teardown(() => storage.close());
   const now = () => 1_700_000_000_000;
   const blobs = fsBlobStore({ dir: path.join(dir, "files"), files: storage.files, now });
-  const register = (r: ConnectRouter) =>
-    r.service(ImageService, imageService({ models: modelResolver(DEFAULT_IMAGE_ALIASES), routing: { resolve: () => routes }, blobs, urlSecret: "k", urlTtlMs: 1000, usage: storage.usage, now }));
-  const transport = direct ? createDirectTransport(register, { interceptors: [] }) : createRouterTransport(register);
-  return { client: createClient(ImageService, transport), transport, storage };
+  const models = modelResolver(DEFAULT_IMAGE_ALIASES);
+  const client = serve(ImageService, imageService({ models, routing: { resolve: () => routes }, blobs, urlSecret: "k", urlTtlMs: 1000, now }), { usage: storage.usage, imageModels: models, now });
+  return { client, storage };
 }
 
 const route = (channel: string, provider: ImageProvider): ImageRoute => ({ channel, provider, upstreamModel: "m" });
@@ -156,13 +154,12 @@ t.test("a caller that stops reading: the provider's stream is closed and the cal
       closed = true;
     }
   });
-  const { transport, storage } = setup(t, [route("s", slow)], true);
-  // As a facade reads it (a promise client's iterator does not pass return() on).
-  const it = streamCall(transport, ImageService.method.streamGenerateImages, { prompt: "p", options: { model: "gpt-image-1" }, partialImages: 2 }, {});
+  const { client, storage } = setup(t, [route("s", slow)]);
+  const it = client.streamGenerateImages({ prompt: "p", options: { model: "gpt-image-1" }, partialImages: 2 })[Symbol.asyncIterator]();
   t.equal((await it.next()).value?.event.case, "partialImage");
   await it.return!();
   t.ok(closed, "the provider's generator ran its finally");
-  t.match((await storage.usage.query({})).rows, [{ status: `error:${Code.Canceled}` }]);
+  t.match((await storage.usage.query({})).rows, [{ status: "canceled" }], "a reader that stops early: canceled");
 });
 
 t.test("stream rules: models that stream, 0 to 3 partial images, no url", async (t) => {

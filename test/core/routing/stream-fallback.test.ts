@@ -6,8 +6,9 @@
 // records a stream's usage with the status it ended with.
 import t from "tap";
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createContextValues, type HandlerContext } from "@connectrpc/connect";
-import { StreamGenerateResponseSchema, ChatInputSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { StreamGenerateResponseSchema, ChatInputSchema, ChatService, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { serve } from "../call/harness.js";
 import { guardStream } from "../../../src/core/chat/stream-guard.js";
 import { chatService } from "../../../src/core/chat/chat-service.js";
 import { streamWithFallback, type FallbackWatch } from "../../../src/core/routing/retry.js";
@@ -185,15 +186,14 @@ t.test("fallback: return() before any next() opens nothing; after the first even
   t.same(await s.next(), { done: true, value: undefined });
 });
 
-t.test("the chat service records a stream's usage with how it ended", async (t) => {
+t.test("a chat stream through the pipeline is recorded with how it ended", async (t) => {
   const records: UsageRecord[] = [];
   const store = { record: async (r: UsageRecord) => void records.push(r), query: async () => ({ rows: [], totals: {} }) } as never;
   const run = async (src: AsyncIterable<StreamGenerateResponse>, stopAfter?: number, ac = new AbortController()) => {
     const rt: ChatRouting = { ...routing([]), resolve: () => [route(src)] };
-    const svc = chatService({ routing: rt, usage: store });
-    const ctx = { signal: ac.signal, values: createContextValues() } as unknown as HandlerContext;
+    const chat = serve(ChatService, chatService({ routing: rt }), { usage: store });
     const input = create(ChatInputSchema, { model: "m", turns: [{ role: 1, parts: [{ kind: { case: "text", value: { text: "hi" } } }] }] } as never);
-    const it = svc.streamGenerate!({ input } as never, ctx)[Symbol.asyncIterator]() as AsyncIterator<StreamGenerateResponse>;
+    const it = chat.streamGenerate({ input }, { signal: ac.signal })[Symbol.asyncIterator]();
     if (stopAfter === undefined) return drain(it);
     for (let i = 0; i < stopAfter; i++) await it.next();
     ac.abort();

@@ -7,6 +7,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { ADMIN_KEY, ONE_ATTEMPT, startServer, testChannel, type TestServer } from "../../helpers/app.js";
 import { fixture, startFakeUpstream } from "../../fixtures/fake-upstream.js";
 import { MODEL, SDKS, apiError } from "./sdks.js";
+import { callInit } from "../../core/call/harness.js";
 
 const NOTES = "The sky is green here.";
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n");
@@ -166,7 +167,7 @@ t.test("unfinished uploads are bounded: sessions per key, and bytes held in all"
     files: files as never,
     maxBytes: 1000,
     publicUrl: "http://gw",
-    call: () => ({}),
+    call: () => callInit(),
     apiKey: (req: { headers: Record<string, unknown> }) => String(req.headers["x-goog-api-key"]),
     now: () => 0,
     heldBytes: 100,

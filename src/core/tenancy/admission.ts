@@ -1,0 +1,60 @@
+// Admission: what a call must pass before its service runs, in order: the
+// key's format scope, the model scope, a rate-limit slot (held until the call
+// settles), and a budget reservation of the most the call can cost. What it
+// returns is the ticket settlement closes.
+import type { DescMethod } from "@bufbuild/protobuf";
+import type { Call } from "../call/call.js";
+import type { Budgets, Hold } from "./budget.js";
+import { hasLimits, type RateLimiter, type Release } from "./limiter.js";
+import type { Meter, Tally } from "./meters.js";
+import type { PriceTable } from "./prices.js";
+import { checkFormat, checkModel } from "./scope.js";
+
+/** An admitted call: what settlement needs to close it. */
+export interface Ticket {
+  readonly call: Call;
+  readonly method: DescMethod;
+  readonly req: unknown;
+  /** When the call started (ms), for its record. */
+  readonly started: number;
+  readonly meter: Meter | undefined;
+  readonly hold: Hold | undefined;
+  readonly release: Release | undefined;
+  /** A streamed, metered call's tally. */
+  readonly tally: Tally | undefined;
+}
+
+export interface AdmissionDeps {
+  limiter: RateLimiter;
+  budgets: Budgets;
+  prices: PriceTable;
+  meters: Map<DescMethod, Meter>;
+}
+
+export interface Admission {
+  /** Admits the call or throws the gate's refusal (PermissionDenied, ResourceExhausted). */
+  admit(method: DescMethod, req: unknown, call: Call, started: number): Promise<Ticket>;
+}
+
+export function admission(deps: AdmissionDeps): Admission {
+  return {
+    async admit(method, req, call, started) {
+      const p = call.principal;
+      checkFormat(p, call.format);
+      const meter = deps.meters.get(method);
+      if (meter) {
+        const model = meter.model(req);
+        if (model) checkModel(p, model);
+      }
+      const release = hasLimits(p.limits) ? await deps.limiter.acquire(p.keyId, p.limits) : undefined;
+      let hold: Hold | undefined;
+      try {
+        if (meter) hold = await deps.budgets.reserve(p, meter.estimate(deps.prices, req, p));
+      } catch (err) {
+        release?.();
+        throw err;
+      }
+      return { call, method, req, started, meter, hold, release, tally: meter?.tally?.(req) };
+    },
+  };
+}
