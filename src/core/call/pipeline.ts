@@ -63,39 +63,71 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const now = deps.now ?? Date.now;
 
   /** Step 2: admission; a gate's refusal is recorded. */
-  async function admit(method: DescMethod, req: unknown, call: Call, started: number): Promise<Ticket> {
-    try {
-      return await deps.admission.admit(method, req, call, started);
-    } catch (err) {
+  function admit(method: DescMethod, req: unknown, call: Call, started: number): Ticket | Promise<Ticket> {
+    const refused = (err: unknown): never => {
       const e = callerError(err, call.signal);
       deps.settlement.refused(method, req, call, e, started);
       throw e;
+    };
+    try {
+      const t = deps.admission.admit(method, req, call, started);
+      return t instanceof Promise ? t.catch(refused) : t;
+    } catch (err) {
+      return refused(err);
     }
   }
 
-  async function unary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, impl: UnaryImpl, req: MessageInitShape<I>, init: CallInit): Promise<MessageShape<O>> {
+  /** Steps 3 and 4: the service, then settlement (waited for when it writes). */
+  function run<O extends DescMessage>(method: DescMethodUnary, impl: UnaryImpl, message: unknown, call: Call, ticket: Ticket): Promise<MessageShape<O>> {
+    let out: unknown;
+    try {
+      out = impl(message as never, call as never);
+    } catch (err) {
+      out = Promise.reject(err);
+    }
+    return Promise.resolve(out).then(
+      (value) => {
+        const res = create(method.output, value as never) as MessageShape<O>;
+        const settling = deps.settlement.settle(ticket, { res });
+        return settling ? settling.then(() => res) : res;
+      },
+      (err: unknown) => {
+        const e = callerError(err, call.signal);
+        const settling = deps.settlement.settle(ticket, { res: undefined, error: e, canceled: call.signal.aborted });
+        return settling ? settling.then(() => Promise.reject(e)) : Promise.reject(e);
+      },
+    );
+  }
+
+  // Written as promise chains, not async functions: a call whose key is cached and that needs no slot or
+  // reservation runs its steps without an await of its own.
+  function unary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, impl: UnaryImpl, req: MessageInitShape<I>, init: CallInit): Promise<MessageShape<O>> {
     const t0 = performance.now();
     const started = now();
-    let error: ConnectError | undefined;
-    try {
-      const call = await authenticate(deps.auth, init);
+    const steps = (call: Call): Promise<MessageShape<O>> => {
       const message = create(method.input, req);
-      const ticket = await admit(method, message, call, started);
-      let res: MessageShape<O>;
-      try {
-        res = create(method.output, (await impl(message as never, call as never)) as MessageInitShape<O>);
-      } catch (err) {
-        const e = callerError(err, call.signal);
-        await deps.settlement.settle(ticket, { res: undefined, error: e, canceled: call.signal.aborted });
-        throw e;
-      }
-      await deps.settlement.settle(ticket, { res });
-      return res;
+      const ticket = admit(method, message, call, started);
+      return ticket instanceof Promise ? ticket.then((t) => run<O>(method, impl, message, call, t)) : run<O>(method, impl, message, call, ticket);
+    };
+    let pending: Promise<MessageShape<O>>;
+    try {
+      const call = authenticate(deps.auth, init);
+      pending = call instanceof Promise ? call.then(steps) : steps(call);
     } catch (err) {
-      throw (error = callerError(err, init.signal));
-    } finally {
-      deps.observe?.(method, error, seconds(t0));
+      pending = Promise.reject(err);
     }
+    if (!deps.observe) return pending.catch((err: unknown) => Promise.reject(callerError(err, init.signal)));
+    return pending.then(
+      (res) => {
+        deps.observe!(method, undefined, seconds(t0));
+        return res;
+      },
+      (err: unknown) => {
+        const e = callerError(err, init.signal);
+        deps.observe!(method, e, seconds(t0));
+        return Promise.reject(e);
+      },
+    );
   }
 
   function stream<I extends DescMessage, O extends DescMessage>(method: DescMethodServerStreaming<I, O>, impl: StreamImpl, req: MessageInitShape<I>, init: CallInit): AsyncIterable<MessageShape<O>> {
@@ -138,7 +170,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     private async open(): Promise<AsyncIterator<unknown>> {
       const call = await authenticate(deps.auth, this.init);
       const message = create(this.method.input, this.req as never);
-      this.ticket = await admit(this.method, message, call, this.started);
+      const ticket = admit(this.method, message, call, this.started);
+      this.ticket = ticket instanceof Promise ? await ticket : ticket;
       if (call.signal.aborted) throw ConnectError.from(call.signal.reason, Code.Canceled);
       call.signal.addEventListener("abort", this.onAbort, { once: true });
       return (this.src = this.impl(message as never, call as never)[Symbol.asyncIterator]());

@@ -32,13 +32,30 @@ export interface AdmissionDeps {
 }
 
 export interface Admission {
-  /** Admits the call or throws the gate's refusal (PermissionDenied, ResourceExhausted). */
-  admit(method: DescMethod, req: unknown, call: Call, started: number): Promise<Ticket>;
+  /**
+   * Admits the call or throws the gate's refusal (PermissionDenied,
+   * ResourceExhausted). Synchronous when there is no slot to take and nothing
+   * to reserve, as for most calls of keys without limits or budgets.
+   */
+  admit(method: DescMethod, req: unknown, call: Call, started: number): Ticket | Promise<Ticket>;
 }
 
 export function admission(deps: AdmissionDeps): Admission {
+  async function held(method: DescMethod, req: unknown, call: Call, started: number, meter: Meter | undefined, estimate: number): Promise<Ticket> {
+    const p = call.principal;
+    const release = hasLimits(p.limits) ? await deps.limiter.acquire(p.keyId, p.limits) : undefined;
+    let hold: Hold | undefined;
+    try {
+      if (meter) hold = await deps.budgets.reserve(p, estimate);
+    } catch (err) {
+      release?.();
+      throw err;
+    }
+    return { call, method, req, started, meter, hold, release, tally: meter?.tally?.(req) };
+  }
+
   return {
-    async admit(method, req, call, started) {
+    admit(method, req, call, started) {
       const p = call.principal;
       checkFormat(p, call.format);
       const meter = deps.meters.get(method);
@@ -46,15 +63,10 @@ export function admission(deps: AdmissionDeps): Admission {
         const model = meter.model(req);
         if (model) checkModel(p, model);
       }
-      const release = hasLimits(p.limits) ? await deps.limiter.acquire(p.keyId, p.limits) : undefined;
-      let hold: Hold | undefined;
-      try {
-        if (meter) hold = await deps.budgets.reserve(p, meter.estimate(deps.prices, req, p));
-      } catch (err) {
-        release?.();
-        throw err;
-      }
-      return { call, method, req, started, meter, hold, release, tally: meter?.tally?.(req) };
+      const estimate = meter ? meter.estimate(deps.prices, req, p) : 0;
+      // A key with a budget is checked even for a call that costs nothing.
+      if (hasLimits(p.limits) || (meter && (estimate > 0 || p.budget > 0))) return held(method, req, call, started, meter, estimate);
+      return { call, method, req, started, meter, hold: undefined, release: undefined, tally: meter?.tally?.(req) };
     },
   };
 }

@@ -37,7 +37,8 @@ export interface SettlementDeps {
 }
 
 export interface Settlement {
-  settle(ticket: Ticket, outcome: Outcome): Promise<void>;
+  /** Closes the call; a promise only when money or tokens have to be written. */
+  settle(ticket: Ticket, outcome: Outcome): void | Promise<void>;
   /** Records a refusal by a tenancy gate (others are not recorded). */
   refused(method: DescMethod, req: unknown, call: Call, err: ConnectError, started: number): void;
 }
@@ -51,45 +52,45 @@ function modelOf(message: unknown): string {
 export function settlement(deps: SettlementDeps): Settlement {
   const now = deps.now ?? Date.now;
 
-  async function charge(t: Ticket, meter: Meter, res: unknown): Promise<number> {
+  /** What the call is charged, and the budget write that charges it (undefined: none needed). */
+  function charge(t: Ticket, meter: Meter, res: unknown): { credits: number; write: Promise<void> | undefined } {
     const p = t.call.principal;
-    const hold = t.hold;
-    if (res === undefined) {
-      await hold?.refund();
-      return 0;
-    }
+    const hold = t.hold && t.hold.reserved > 0 ? t.hold : undefined;
+    if (res === undefined) return { credits: 0, write: hold?.refund() };
     const cost = meter.cost(deps.prices, t.req, res);
     const credits = p.budget > 0 ? Math.min(cost, hold?.reserved ?? 0) : cost;
     // A call whose price was unknown before it ran (nothing reserved) is charged after the fact.
-    if (!hold || hold.reserved === 0) await deps.budgets.charge(p.keyId, credits);
-    else await hold.settle(credits);
-    return credits;
+    if (hold) return { credits, write: hold.settle(credits) };
+    return { credits, write: credits > 0 ? deps.budgets.charge(p.keyId, credits) : undefined };
   }
 
   return {
-    async settle(t, outcome) {
+    settle(t, outcome) {
       t.release?.();
       const meter = t.meter;
       if (!meter) return;
-      const credits = await charge(t, meter, outcome.res);
+      const { credits, write } = charge(t, meter, outcome.res);
       const u = meter.usage(t.req, outcome.res);
       const p = t.call.principal;
-      if (meter.countsTokens && p.limits.tokensPerMinute > 0) await deps.limiter.consumeTokens(p.keyId, p.limits, u.inputTokens + u.outputTokens);
-      if (!deps.usage) return;
-      const failed = outcome.error;
-      const status = outcome.canceled ? "canceled" : failed ? `error:${failed.code}` : outcome.res === undefined ? "ok" : (meter.status?.(outcome.res) ?? "ok");
-      recordQuietly(deps.usage, {
-        time: t.started,
-        keyId: p.keyId,
-        format: t.call.format,
-        ...u,
-        // A failure names the channel that failed, where the error says.
-        channel: u.channel || String(failed ? (errorDetail(failed)?.metadata.channel ?? "") : ""),
-        credits,
-        status,
-        latencyMs: now() - t.started,
-        requestId: t.call.requestId,
-      });
+      const tokens = meter.countsTokens && p.limits.tokensPerMinute > 0 ? deps.limiter.consumeTokens(p.keyId, p.limits, u.inputTokens + u.outputTokens) : undefined;
+      if (deps.usage) {
+        const failed = outcome.error;
+        const status = outcome.canceled ? "canceled" : failed ? `error:${failed.code}` : outcome.res === undefined ? "ok" : (meter.status?.(outcome.res) ?? "ok");
+        recordQuietly(deps.usage, {
+          time: t.started,
+          keyId: p.keyId,
+          format: t.call.format,
+          ...u,
+          // A failure names the channel that failed, where the error says.
+          channel: u.channel || String(failed ? (errorDetail(failed)?.metadata.channel ?? "") : ""),
+          credits,
+          status,
+          latencyMs: now() - t.started,
+          requestId: t.call.requestId,
+        });
+      }
+      if (write && tokens) return Promise.all([write, tokens]).then(() => undefined);
+      return write ?? tokens;
     },
     refused(method, req, call, err, started) {
       const detail = errorDetail(err);
