@@ -283,7 +283,7 @@ const openaiHeaders = { "content-type": "application/json", authorization: `Bear
 const geminiHeaders = { "content-type": "application/json", "x-goog-api-key": KEY };
 const msgs = [{ role: "user", content: "Say twenty words, please." }];
 const anthropicBody = (model, stream) => ({ model, max_tokens: 256, messages: msgs, ...(stream ? { stream: true } : {}) });
-const openaiBody = (stream) => ({ model: "bench", messages: msgs, max_tokens: 256, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+const openaiBody = (stream, model = "bench") => ({ model, messages: msgs, max_tokens: 256, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
 const geminiBody = { contents: [{ role: "user", parts: [{ text: "Say twenty words, please." }] }], generationConfig: { maxOutputTokens: 256 } };
 
 /** Chat scenarios: the omnigate request and the same upstream call made directly / through the bare proxy. */
@@ -315,6 +315,20 @@ const chat = [
     expect: /word19/,
   },
   {
+    name: "OpenAI client -> OpenAI upstream",
+    stream: false,
+    og: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(false, "bench-openai") },
+    up: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(false) },
+    expect: /word19/,
+  },
+  {
+    name: "OpenAI client -> Anthropic upstream",
+    stream: false,
+    og: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(false, "bench-anthropic") },
+    up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", false) },
+    expect: /word19/,
+  },
+  {
     name: "Anthropic client -> OpenAI upstream",
     stream: true,
     og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-openai", true) },
@@ -332,6 +346,20 @@ const chat = [
     name: "Anthropic client -> Anthropic upstream",
     stream: true,
     og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-anthropic", true) },
+    up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", true) },
+    expect: /word19/,
+  },
+  {
+    name: "OpenAI client -> OpenAI upstream",
+    stream: true,
+    og: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(true, "bench-openai") },
+    up: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(true) },
+    expect: /word19/,
+  },
+  {
+    name: "OpenAI client -> Anthropic upstream",
+    stream: true,
+    og: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(true, "bench-anthropic") },
     up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", true) },
     expect: /word19/,
   },

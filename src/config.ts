@@ -30,6 +30,13 @@ const localSchema = z
      * models on the local engine next to upstream channels).
      */
     chatModels: z.array(z.string().min(1)).optional(),
+    /**
+     * Embedding model names (or globs) the local engine serves. Unset: its own
+     * embedding models (text-embedding-3-small, gemini-embedding-001, ...) while
+     * no openai or gemini channel with a non-image model is configured, and none
+     * once one is.
+     */
+    embeddingModels: z.array(z.string().min(1)).optional(),
     /** Words that make the local chat engine block a prompt (safety simulation). */
     blocklist: z.array(z.string().min(1)).default(["forbidden-topic"]),
     /** Delay between streamed chunks of the local chat engine, in milliseconds. */

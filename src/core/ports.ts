@@ -1,6 +1,7 @@
 // Capability interfaces every provider implements. The core depends on these,
 // never on a concrete vendor.
 import type { ChatInput, CountTokensResponse, GenerateResponse, StreamGenerateResponse } from "../../gen/omnigate/chat/v1/chat_pb.js";
+import type { EmbedRequest, EmbedResponse } from "../../gen/omnigate/embedding/v1/embedding_pb.js";
 import type { ImageUsage } from "../../gen/omnigate/image/v1/image_pb.js";
 
 export interface CallContext {
@@ -17,6 +18,18 @@ export interface ChatProvider {
   /** Events in the order documented on StreamGenerateResponse; failures throw ConnectError. */
   stream(input: ChatInput, ctx: CallContext): AsyncIterable<StreamGenerateResponse>;
   countTokens(input: ChatInput, ctx: CallContext): Promise<CountTokensResponse>;
+}
+
+/**
+ * Embeddings: the request as the core checked it (1 to 2048 non-empty inputs,
+ * dimensions > 0 when set). The answer holds one vector per input, in order,
+ * and the input tokens; the core fills in model and channel.
+ */
+export interface EmbeddingProvider {
+  /** Provider kind: "local", "openai", "gemini". */
+  readonly kind: string;
+  /** Failures throw ConnectError (Unavailable and the retryable reasons fall over to the next route). */
+  embed(job: EmbedRequest, ctx: CallContext): Promise<EmbedResponse>;
 }
 
 /** An input image of an edit or variation, already checked and measured by the core. */

@@ -11,6 +11,7 @@ import { AdminService } from "../../gen/omnigate/admin/v1/admin_pb.js";
 import { ImageBotService } from "../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { VideoService } from "../../gen/omnigate/video/v1/video_pb.js";
 import { FileService } from "../../gen/omnigate/file/v1/file_pb.js";
+import { EmbeddingService } from "../../gen/omnigate/embedding/v1/embedding_pb.js";
 import type { Authenticator } from "./auth/authenticator.js";
 import { localClient } from "./call/client.js";
 import { connectRoutes, type Binding } from "./call/connect-routes.js";
@@ -26,6 +27,7 @@ import type { ImageBotDeps } from "./image-bot/deps.js";
 import { imageBotService } from "./image-bot/image-bot-service.js";
 import { videoService, type VideoServiceDeps } from "./video/video-service.js";
 import { fileService, type FileServiceDeps } from "./file/file-service.js";
+import { embeddingService, type EmbeddingServiceDeps } from "./embedding/embedding-service.js";
 import { admission } from "./tenancy/admission.js";
 import type { Budgets } from "./tenancy/budget.js";
 import type { RateLimiter } from "./tenancy/limiter.js";
@@ -47,6 +49,8 @@ export interface CoreDeps {
   video?: VideoServiceDeps;
   /** Files clients upload and name in chat requests (/v1/files); served when given. */
   files?: FileServiceDeps;
+  /** Embeddings (/v1/embeddings, Gemini's embedContent); served when given. */
+  embedding?: EmbeddingServiceDeps;
   /** Scopes, rate limits, budgets and usage records (admission and settlement), timed with `now`. */
   tenancy: { limiter: RateLimiter; budgets: Budgets; prices: PriceTable; usage?: UsageStore; now?: () => number };
   /** Reports every call when it ends (metrics). */
@@ -62,6 +66,7 @@ export interface CoreClients {
   imageBot: CoreClient<typeof ImageBotService>;
   video: CoreClient<typeof VideoService>;
   files: CoreClient<typeof FileService>;
+  embeddings: CoreClient<typeof EmbeddingService>;
 }
 
 export interface Core {
@@ -94,6 +99,7 @@ export function buildCore(deps: CoreDeps): Core {
     imageBot: bind(ImageBotService, deps.imageBot ? imageBotService({ ...deps.imageBot, chat }) : {}),
     video: bind(VideoService, deps.video ? videoService(deps.video) : {}),
     files: bind(FileService, deps.files ? fileService(deps.files) : {}),
+    embeddings: bind(EmbeddingService, deps.embedding ? embeddingService(deps.embedding) : {}),
   };
   const served = bindings.filter((b) => Object.keys(b.impl).length > 0);
   return { clients, routes: connectRoutes(served, pipeline) };

@@ -100,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("onClose", async () => {
     if (deps.stateRefresh) clearInterval(deps.stateRefresh);
     await deps.chat.close();
+    await deps.embeddings.close();
   });
   app.addHook("onClose", async () => {
     await deps.limiter.close();

@@ -1,7 +1,8 @@
 // Chat routing and the chat models the catalog lists, built from Config.
 //
 // A chat channel is an openai, anthropic or gemini channel that lists a model
-// (or glob) other than an image model's (dall-e-*, gpt-image-*, IMG_MODEL_*, ...).
+// (or glob) other than an image model's (dall-e-*, gpt-image-*, IMG_MODEL_*, ...)
+// or an embedding model's (*embed*: embedding-deps.ts lists those).
 // No chat channel configured: the local engine serves every model name (or
 // `local.chatModels` when set) and the catalog lists the local engine's models.
 // Chat channels configured: each enabled channel serves the names and globs in its
@@ -52,10 +53,19 @@ export function isImagePattern(pattern: string, images: Set<string>): boolean {
   return IMAGE_FAMILIES.some((f) => literal.startsWith(f));
 }
 
-/** Channels that serve chat: a chat vendor's, with a model name (or glob) that is not an image model's. */
+/** Whether a model name or glob names embedding models ("text-embedding-3-small", "gemini-embedding-*"). */
+export const isEmbeddingPattern = (pattern: string) => /embed/i.test(pattern);
+
+/** Channels that serve chat: a chat vendor's, with a model name (or glob) that is neither an image nor an embedding model's. */
 export function chatChannelConfigs(config: Config): Config["channels"] {
   const images = imageNames(config);
-  return config.channels.filter((c) => isChatVendor(c) && [...c.models, ...Object.keys(c.modelMap)].some((m) => !isImagePattern(m, images)));
+  return config.channels.filter((c) => isChatVendor(c) && [...c.models, ...Object.keys(c.modelMap)].some((m) => !isImagePattern(m, images) && !isEmbeddingPattern(m)));
+}
+
+/** Channels that may serve embeddings: an openai or gemini channel with a model name (or glob) that is not an image model's. */
+export function embeddingChannelConfigs(config: Config): Config["channels"] {
+  const images = imageNames(config);
+  return config.channels.filter((c) => (c.provider === "openai" || c.provider === "gemini") && [...c.models, ...Object.keys(c.modelMap)].some((m) => !isImagePattern(m, images)));
 }
 
 export function createChatDeps(
@@ -85,7 +95,7 @@ export function createChatDeps(
   const images = imageNames(config);
   const byId = new Map<string, ModelEntry>();
   const add = (id: string, provider: string, channel: string) => {
-    if (isGlob(id) || isImagePattern(id, images)) return;
+    if (isGlob(id) || isImagePattern(id, images) || isEmbeddingPattern(id)) return;
     const e = byId.get(id);
     if (e) {
       if (!e.channels.includes(channel)) e.channels.push(channel);

@@ -21,6 +21,7 @@ import { memoryLimiter, type RateLimiter } from "../core/tenancy/limiter.js";
 import type { SharedSignal } from "../core/auth/redis-signal.js";
 import { createTaskDeps, type TaskDeps } from "./task-deps.js";
 import { createVideoDeps, type VideoDeps } from "./video-deps.js";
+import { createEmbeddingDeps, type EmbeddingDeps } from "./embedding-deps.js";
 import { writeCoalescer, type WriteCoalescer } from "./write-coalescer.js";
 import { createLogger, type Logger } from "./logger.js";
 
@@ -50,6 +51,8 @@ export interface AppDeps {
   tasks: TaskDeps;
   /** Video providers, routing and the video kind of the task runner; closed with the app. */
   videos: VideoDeps;
+  /** Embedding providers and routing; closed with the app. */
+  embeddings: EmbeddingDeps;
   /** Runtime state of the configured channels (enabled, last error), shared by every routing. */
   channels: ChannelStates;
   /** With shared storage: re-reads what other instances change (channel and account admin state); stopped with the app. */
@@ -106,7 +109,8 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const chatRouting = chat.routing;
   const files = createFileDeps(config, storage, now);
   const images = createImageDeps(config, storage, files, now, channels);
-  const catalog = staticCatalog([...chat.catalogEntries, ...images.catalogEntries]);
+  const embeddings = createEmbeddingDeps(config, { now, states: channels, cooldown });
+  const catalog = staticCatalog([...chat.catalogEntries, ...embeddings.catalogEntries, ...images.catalogEntries]);
   const tasks = await createTaskDeps(config, storage, files, now, { log, states: channels, onFinished: taskRefunds({ prices: config.prices, keys: storage.keys, usage: storage.usage, now }) });
   const videos = createVideoDeps(config, storage, files, tasks.runner, now, channels);
   const limiter = redis ? (await import("../core/tenancy/redis-limiter.js")).redisLimiter(redis) : memoryLimiter(now);
@@ -121,6 +125,7 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
     imageBot: tasks.imageBot,
     video: videos.service,
     files: fileApi,
+    embedding: embeddings.service,
     observe: observeCalls(metrics),
   });
   // Every task kind is registered on tasks.runner before this: it resumes unfinished tasks.
@@ -148,6 +153,7 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
     images,
     tasks,
     videos,
+    embeddings,
     channels,
     stateRefresh,
     keySignal,

@@ -10,7 +10,7 @@ import { imageBotRouter } from "./image-bot-router.js";
 import { imagesRouter, videoRouter } from "./media-router.js";
 import { core, t } from "./trpc.js";
 
-const CAPABILITIES = { chat: Capability.CHAT, image: Capability.IMAGE, "image-bot": Capability.IMAGE_BOT, video: Capability.VIDEO } as const;
+const CAPABILITIES = { chat: Capability.CHAT, image: Capability.IMAGE, "image-bot": Capability.IMAGE_BOT, video: Capability.VIDEO, embedding: Capability.EMBEDDING } as const;
 
 const FINISH_NAMES: Record<number, string> = Object.fromEntries(
   Object.entries(FinishReason)
@@ -21,7 +21,7 @@ const FINISH_NAMES: Record<number, string> = Object.fromEntries(
 export const appRouter = t.router({
   admin: adminRouter,
   models: t.router({
-    list: t.procedure.input(z.object({ capability: z.enum(["chat", "image", "image-bot", "video"]).optional() }).optional()).query(async ({ input, ctx }) => {
+    list: t.procedure.input(z.object({ capability: z.enum(["chat", "image", "image-bot", "video", "embedding"]).optional() }).optional()).query(async ({ input, ctx }) => {
       const res = await core(() => ctx.clients.models.listModels({ capability: input?.capability ? CAPABILITIES[input.capability] : Capability.UNSPECIFIED }, ctx.call));
       return res.models.map((m) => ({
         id: m.id,

@@ -12,6 +12,8 @@ export interface ModelEntry {
   inputTokenLimit?: number;
   outputTokenLimit?: number;
   thinking?: boolean;
+  /** Default vector size of an embedding model. */
+  embeddingDimensions?: number;
   provider: string;
   channels: string[];
 }

@@ -20,6 +20,7 @@ export function toModel(e: ModelEntry): Model {
     thinking: e.thinking ?? false,
     provider: e.provider,
     channels: e.channels,
+    embeddingDimensions: e.embeddingDimensions ?? 0,
   });
 }
 

@@ -45,6 +45,16 @@ export interface ChatRouting {
   cooling?(channel: string): boolean;
 }
 
+/** The retry policy over configured channels: each channel's own `retries` or the upstream default; none for the local engine. */
+export function channelPolicy(byName: Map<string, ChannelConfig>, up: UpstreamConfig): RetryPolicy {
+  return {
+    retries: (channel) => byName.get(channel)?.retries ?? (channel === "local" ? 0 : up.retries),
+    maxAttempts: Math.max(1, up.maxAttempts),
+    backoffMs: up.backoffMs,
+    maxBackoffMs: up.maxBackoffMs,
+  };
+}
+
 const NO_RETRY: RetryPolicy = { retries: () => 0, maxAttempts: 1, backoffMs: 0, maxBackoffMs: 0 };
 
 export function localOnlyRouting(local: ChatProvider, servedGlobs: string[]): ChatRouting {
@@ -118,12 +128,7 @@ export function channelChatRouting(opts: ChannelRoutingOptions): ChatRouting {
       if (opts.local && opts.local.globs.some((g) => globMatch(g, model))) routes.push({ channel: "local", provider: opts.local.provider, upstreamModel: model });
       return routes;
     },
-    policy: {
-      retries: (channel) => byName.get(channel)?.retries ?? (channel === "local" ? 0 : up.retries),
-      maxAttempts: Math.max(1, up.maxAttempts),
-      backoffMs: up.backoffMs,
-      maxBackoffMs: up.maxBackoffMs,
-    },
+    policy: channelPolicy(byName, up),
     report(route, ok, err) {
       const c = byName.get(route.channel);
       if (!c) return;

@@ -12,7 +12,13 @@ import type { StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_
 import { guardStream, type GuardedStream } from "../chat/stream-guard.js";
 import { DONE } from "../iter.js";
 import { asConnectError, Code, coreError, errorDetail } from "../errors.js";
-import type { ChatRoute, ChatRouting } from "./chat-routing.js";
+import type { ChatRoute, ChatRouting, RetryPolicy } from "./chat-routing.js";
+
+/** What the walker needs of a routing (chat's, embeddings'): its retry policy and where to report each attempt. */
+export interface Routed<R> {
+  readonly policy: RetryPolicy;
+  report(route: R, ok: boolean, err?: ConnectError): void;
+}
 
 const RETRY_REASONS = new Set(["rate_limited", "overloaded", "upstream_timeout", "upstream_unavailable", "upstream_error", "upstream_stream_truncated"]);
 const FALLOVER_REASONS = new Set(["upstream_auth", "upstream_model_not_found", "unsupported_by_upstream"]);
@@ -47,14 +53,14 @@ export function backoffDelay(attempt: number, base: number, max: number, rng: ()
   return Math.round(full / 2 + (rng() * full) / 2);
 }
 
-interface Plan {
-  routes: ChatRoute[];
-  routing: ChatRouting;
+interface Plan<R extends { channel: string }> {
+  routes: R[];
+  routing: Routed<R>;
   signal: AbortSignal;
 }
 
 /** Walks the attempts: yields each (route, try) to run, and decides after each failure. */
-async function* attempts(plan: Plan): AsyncGenerator<ChatRoute, ConnectError | undefined, ConnectError | undefined> {
+async function* attempts<R extends { channel: string }>(plan: Plan<R>): AsyncGenerator<R, ConnectError | undefined, ConnectError | undefined> {
   const { routing, routes, signal } = plan;
   const policy = routing.policy;
   let used = 0;
@@ -99,7 +105,7 @@ function canceled(): ConnectError {
  * three, on the path nearly every call takes); the walker is made only when
  * there is a failure to decide on.
  */
-export function unaryWithFallback<T>(routing: ChatRouting, routes: ChatRoute[], signal: AbortSignal, run: (route: ChatRoute) => Promise<T>): Promise<T> {
+export function unaryWithFallback<T, R extends { channel: string } = ChatRoute>(routing: Routed<R>, routes: R[], signal: AbortSignal, run: (route: R) => Promise<T>): Promise<T> {
   const first = routes[0];
   if (!first || routing.policy.maxAttempts < 1) return fallover(routing, routes, signal, run, undefined);
   let attempt: Promise<T>;
@@ -119,7 +125,7 @@ export function unaryWithFallback<T>(routing: ChatRouting, routes: ChatRoute[], 
 }
 
 /** The attempts after the first: `failed` is the first attempt's error (undefined when it was not made). */
-async function fallover<T>(routing: ChatRouting, routes: ChatRoute[], signal: AbortSignal, run: (route: ChatRoute) => Promise<T>, failed: ConnectError | undefined): Promise<T> {
+async function fallover<T, R extends { channel: string }>(routing: Routed<R>, routes: R[], signal: AbortSignal, run: (route: R) => Promise<T>, failed: ConnectError | undefined): Promise<T> {
   const it = attempts({ routing, routes, signal });
   let step = await it.next(undefined);
   if (failed) step = await it.next(failed);

@@ -7,6 +7,7 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { ChatService, GenerationConfigSchema, UsageSchema, type ChatInput, type GenerateResponse, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
+import { EmbeddingService, type EmbedInput, type EmbedResponse } from "../../../gen/omnigate/embedding/v1/embedding_pb.js";
 import { ImageService, type ImageBatch, type ImageOptions } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
 import { Action, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
@@ -15,6 +16,7 @@ import { countInput, countText } from "../../lib/tokenizer.js";
 import { create } from "../proto/create.js";
 import type { Principal } from "../call/call.js";
 import { parseCustomId, type ButtonAction } from "../image-bot/custom-id.js";
+import { countEmbedInputs } from "../embedding/count.js";
 import { chatCost, imageBotCost, videoCost, type PriceTable } from "./prices.js";
 import { imageCallCost, imageModelName, imageRequestEstimate } from "../image/price.js";
 import type { ModelResolver, Operation } from "../image/profiles.js";
@@ -130,6 +132,38 @@ export const chatMeter: Meter = {
       inputTokens: Number((u?.inputTokens ?? 0n) + (u?.cacheReadTokens ?? 0n) + (u?.cacheWriteTokens ?? 0n)),
       outputTokens: Number(u?.outputTokens ?? 0n),
     };
+  },
+  countsTokens: true,
+};
+
+// --- embeddings ---
+
+interface EmbedReq {
+  model?: string;
+  inputs?: EmbedInput[];
+}
+type EmbedRes = Pick<EmbedResponse, "usage" | "channel">;
+
+const embedModel = (r: unknown) => (r as EmbedReq).model ?? "";
+
+/**
+ * Embeddings are priced like chat input: the chat price rule of the model, per
+ * million input tokens (and its flat per-request price), nothing for output.
+ * Reserved at the inputs as the gateway's tokenizer counts them, charged at
+ * the usage the provider reports.
+ */
+export const embedMeter: Meter = {
+  model: embedModel,
+  estimate(prices, req) {
+    const model = embedModel(req);
+    // Only a priced model needs an estimate (tokenizing the inputs costs CPU).
+    if (!prices.chat.some((r) => globMatch(r.model, model))) return 0;
+    return chatCost(prices, model, { inputTokens: countEmbedInputs((req as EmbedReq).inputs ?? []), outputTokens: 0 });
+  },
+  cost: (prices, req, res) => chatCost(prices, embedModel(req), { inputTokens: Number((res as EmbedRes).usage?.inputTokens ?? 0n), outputTokens: 0 }),
+  usage(req, res) {
+    const r = res as EmbedRes | undefined;
+    return { ...NO_USAGE, model: embedModel(req), channel: r?.channel ?? "", inputTokens: Number(r?.usage?.inputTokens ?? 0n) };
   },
   countsTokens: true,
 };
@@ -283,6 +317,7 @@ export function meters(imageModels?: ModelResolver): Map<DescMethod, Meter> {
   return new Map<DescMethod, Meter>([
     [ChatService.method.generate, chatMeter],
     [ChatService.method.streamGenerate, { ...chatMeter, tally: chatTally }],
+    [EmbeddingService.method.embed, embedMeter],
     [ImageBotService.method.submitTask, taskMeter((r) => Action[(r as TaskReq).action ?? Action.UNSPECIFIED] ?? "*")],
     [ImageBotService.method.submitAction, taskMeter((r) => buttonAction((r as TaskReq).customId ?? ""))],
     [ImageBotService.method.submitModal, taskMeter(() => "MODAL", true)],

@@ -133,14 +133,14 @@ export function fromConnectError(err: ConnectError): WireError {
   return status(http, name, message, details, headers);
 }
 
-/** A zod failure as INVALID_ARGUMENT with one field violation per issue. */
-export function fromZodError(error: z.ZodError, prefix = ""): WireError {
+/** A zod failure as INVALID_ARGUMENT with one field violation per issue, named after the request's message type. */
+export function fromZodError(error: z.ZodError, prefix = "", message = "GenerateContentRequest"): WireError {
   const violations = error.issues.slice(0, 20).map((i) => {
     const path = i.path.reduce<string>((acc, p) => (typeof p === "number" ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), prefix);
     return { field: path, description: describe(i) };
   });
-  const message = violations.map((v) => `* ${v.field ? `GenerateContentRequest.${v.field}` : "GenerateContentRequest"}: ${v.description}`).join("\n") + "\n";
-  return badRequest(message, violations);
+  const text = violations.map((v) => `* ${v.field ? `${message}.${v.field}` : message}: ${v.description}`).join("\n") + "\n";
+  return badRequest(text, violations);
 }
 
 /** zod's expected type in the words the input's own type is named in above (a JSON array is a "list", as in protobuf). */

@@ -1,8 +1,9 @@
 // Neutral Model -> Gemini's Model resource (GET models, GET models/{model}). Pure.
 import type { JsonObject } from "@bufbuild/protobuf";
-import type { Model } from "../../../gen/omnigate/model/v1/model_pb.js";
+import { Capability, type Model } from "../../../gen/omnigate/model/v1/model_pb.js";
 
 export const SUPPORTED_METHODS = ["generateContent", "streamGenerateContent", "countTokens", "createCachedContent"];
+export const EMBEDDING_METHODS = ["embedContent", "batchEmbedContents"];
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
 
@@ -15,7 +16,7 @@ export function fromCoreModel(m: Model): JsonObject {
     description: m.description || `${m.displayName || m.id}, served by omnigate`,
     inputTokenLimit: m.inputTokenLimit || 1_048_576,
     outputTokenLimit: m.outputTokenLimit || 65_536,
-    supportedGenerationMethods: SUPPORTED_METHODS,
+    supportedGenerationMethods: m.capabilities.includes(Capability.CHAT) ? SUPPORTED_METHODS : EMBEDDING_METHODS,
     temperature: 1,
     maxTemperature: 2,
     topP: 0.95,

@@ -1,7 +1,8 @@
 // The generate-content facade (Gemini wire format) under /v1beta and /v1 (the
 // 3.x GenAI SDK calls /v1): models/{model}:generateContent,
-// :streamGenerateContent (alt=sse or a JSON array), :countTokens, GET models,
-// and the cachedContents resource. It validates, translates to the neutral
+// :streamGenerateContent (alt=sse or a JSON array), :countTokens,
+// :embedContent and :batchEmbedContents (embed.ts), GET models, and the
+// cachedContents resource. It validates, translates to the neutral
 // chat model, calls the core, and translates back; errors leave as
 // google.rpc.Status bodies from ./errors.ts. The key is checked first, from
 // the headers: a wrong one gets Google's 400 API_KEY_INVALID whatever the body holds.
@@ -17,7 +18,8 @@ import type { FacadeOptions } from "../shared/options.js";
 import { edgeCall } from "../shared/call.js";
 import { closeIfUnread } from "../shared/upload-cap.js";
 import { fromCoreCachedContent, toCoreCachedContent, toCoreExpiry } from "./cached-contents.js";
-import { apiKeyInvalidError, atOrigin, notFoundError, toWireError, unauthenticatedError, type WireError } from "./errors.js";
+import { apiKeyInvalidError, atOrigin, fromZodError, notFoundError, toWireError, unauthenticatedError, type WireError } from "./errors.js";
+import { embedErrorAt, fromCoreBatchEmbed, fromCoreEmbed, toCoreBatchEmbed, toCoreEmbed } from "./embed.js";
 import { fileRoutes, uploadRoutes, type GeminiFilesOptions } from "./files.js";
 import { DEFAULT_PAGE_SIZE, fromCoreModel, modelId } from "./models.js";
 import { ChunkWriter, CONTENT_TYPES, primeStream, pumpStream, type StreamMode } from "./sse.js";
@@ -97,7 +99,7 @@ function keyChecks(auth: Authenticator) {
 }
 
 export async function generateContentFacade(app: FastifyInstance, { deps }: FacadeOptions): Promise<void> {
-  const { chat, models, files } = deps.core.clients;
+  const { chat, models, files, embeddings } = deps.core.clients;
   const bodyLimit = deps.config.bodyLimitBytes;
   const call = (req: FastifyRequest, reply: FastifyReply) => edgeCall(req, reply, SOURCE_FORMAT, apiKey(req));
   const filesApi: GeminiFilesOptions = {
@@ -170,10 +172,28 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
     return fromCoreCountTokens(r);
   }
 
+  /** :embedContent (one content) and :batchEmbedContents (several), one core call each. */
+  function embed(batch: boolean) {
+    return (req: FastifyRequest, reply: FastifyReply, model: string, opts: CallInit): Promise<unknown> =>
+      promiseOf(() => {
+        const r = batch ? wire.batchEmbedContentsRequest.safeParse(req.body, { reportInput: true }) : wire.embedContentRequest.safeParse(req.body, { reportInput: true });
+        if (!r.success) return Promise.resolve(sendWireError(reply, fromZodError(r.error, "", batch ? "BatchEmbedContentsRequest" : "EmbedContentRequest")));
+        const request = batch ? toCoreBatchEmbed(r.data as wire.BatchEmbedContentsRequest, model) : toCoreEmbed(r.data as wire.EmbedContentRequest, model);
+        return embeddings.embed(request, opts).then(
+          (res): unknown => (batch ? fromCoreBatchEmbed(res) : fromCoreEmbed(res)),
+          (err: unknown) => {
+            throw embedErrorAt(err, batch);
+          },
+        );
+      });
+  }
+
   const ACTIONS: Record<string, (req: FastifyRequest, reply: FastifyReply, model: string, opts: CallInit) => Promise<unknown>> = {
     generateContent: generate,
     streamGenerateContent: streamGenerate,
     countTokens,
+    embedContent: embed(false),
+    batchEmbedContents: embed(true),
   };
 
   const onRequest = keyChecks(deps.auth);
@@ -194,7 +214,9 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
       const id = modelId(req.params.id);
       if (id.includes(":")) return sendWireError(reply, notFoundError(`Method not found: GET models/${id}`));
       const r = await models.getModel({ id }, opts);
-      if (!r.model || !r.model.capabilities.includes(Capability.CHAT)) return sendWireError(reply, notFoundError(`models/${id} is not found or is not a chat model`));
+      if (!r.model || !(r.model.capabilities.includes(Capability.CHAT) || r.model.capabilities.includes(Capability.EMBEDDING))) {
+        return sendWireError(reply, notFoundError(`models/${id} is not found or is not a chat or embedding model`));
+      }
       return fromCoreModel(r.model);
     });
 

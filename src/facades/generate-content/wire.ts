@@ -322,3 +322,23 @@ export const cachedContentPatch = request(
     expireTime: z.iso.datetime({ offset: true, error: "must be an RFC 3339 timestamp" }).optional(),
   }),
 );
+
+// ---------------------------------------------------------------- embeddings
+
+const embedContentShape = {
+  /** "models/{model}": optional alone, required in a batch (and then the path's model). */
+  model: z.string().optional(),
+  content,
+  taskType: z.string().optional(),
+  title: z.string().optional(),
+  outputDimensionality: int().optional(),
+};
+
+/** EmbedContentRequest fields the neutral model names; the rest go to Gemini as sent. */
+export const MODELLED_EMBED_FIELDS = new Set(Object.keys(embedContentShape));
+
+export const embedContentRequest = request(obj(embedContentShape));
+export type EmbedContentRequest = z.infer<typeof embedContentRequest>;
+
+export const batchEmbedContentsRequest = request(obj({ requests: z.array(obj(embedContentShape)) }));
+export type BatchEmbedContentsRequest = z.infer<typeof batchEmbedContentsRequest>;

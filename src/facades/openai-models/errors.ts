@@ -2,15 +2,9 @@
 // fastify error) -> status and {error: {message, type, param, code}}.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorDetail } from "../../core/errors.js";
+import { openAIError, type OpenAIWireError } from "../shared/openai-error.js";
 
-export interface OpenAIErrorBody {
-  error: { message: string; type: string; param: string | null; code: string | null };
-}
-
-export interface OpenAIWireError {
-  status: number;
-  body: OpenAIErrorBody;
-}
+export { openAIError, type OpenAIErrorBody, type OpenAIWireError } from "../shared/openai-error.js";
 
 const TABLE: Partial<Record<Code, { status: number; type: string; code: string | null }>> = {
   [Code.InvalidArgument]: { status: 400, type: "invalid_request_error", code: null },
@@ -23,10 +17,6 @@ const TABLE: Partial<Record<Code, { status: number; type: string; code: string |
   [Code.DeadlineExceeded]: { status: 504, type: "server_error", code: "timeout" },
   [Code.Unavailable]: { status: 503, type: "server_error", code: "service_unavailable" },
 };
-
-export function openAIError(status: number, message: string, type: string, code: string | null = null, param: string | null = null): OpenAIWireError {
-  return { status, body: { error: { message, type, param, code } } };
-}
 
 export function toOpenAIError(err: unknown): OpenAIWireError {
   if (err instanceof ConnectError) {

@@ -6,6 +6,7 @@ import type { Model } from "../../../gen/omnigate/model/v1/model_pb.js";
 import { bearerToken } from "../../core/auth/bearer.js";
 import type { FacadeOptions } from "../shared/options.js";
 import { edgeCall } from "../shared/call.js";
+import { MISSING_KEY } from "../shared/openai-error.js";
 import { openAIError, toOpenAIError, type OpenAIWireError } from "./errors.js";
 import { fromCoreModel, fromCoreModels } from "./translate.js";
 
@@ -18,7 +19,7 @@ function sendError(req: FastifyRequest, reply: FastifyReply, e: OpenAIWireError,
 
 const requireKey = async (req: FastifyRequest, reply: FastifyReply) => {
   if (!bearerToken(req.headers.authorization)) {
-    return sendError(req, reply, openAIError(401, "You didn't provide an API key. Send it as 'Authorization: Bearer <key>'.", "invalid_request_error"));
+    return sendError(req, reply, openAIError(401, MISSING_KEY, "invalid_request_error"));
   }
 };
 

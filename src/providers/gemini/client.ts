@@ -1,11 +1,13 @@
 // The only Gemini I/O: models/{model}:generateContent, :streamGenerateContent
-// (alt=sse) and :countTokens over the channel's keep-alive pool.
+// (alt=sse), :countTokens, :embedContent and :batchEmbedContents over the
+// channel's keep-alive pool.
 import { exchangeJson, postJson, readJson, type Upstream } from "../shared/http.js";
 import { fromItems, openOnFirstNext } from "../../core/iter.js";
 import { eventJson, NO_ITEMS, sseMap } from "../shared/sse.js";
 import { protocolError } from "../shared/http-errors.js";
 import { parseError } from "./errors.js";
 import type * as wire from "./wire.js";
+import type { BatchEmbedContentsRequest, BatchEmbedContentsResponse, EmbedContentRequest, EmbedContentResponse } from "./embed-wire.js";
 
 export interface Call {
   signal: AbortSignal;
@@ -68,4 +70,14 @@ export function streamGenerateContent<T>(
 
 export function countTokens(up: Upstream, model: string, body: { generateContentRequest: wire.GenerateContentRequest & { model: string } }, call: Call): Promise<wire.CountTokensResponse> {
   return exchangeJson(up, modelPath(up, model, "countTokens"), body, { signal: call.signal, requestId: call.requestId, parseError }) as Promise<wire.CountTokensResponse>;
+}
+
+/** One embedding; `read` translates the answer inside the exchange's own promise. */
+export function embedContent<T>(up: Upstream, model: string, body: EmbedContentRequest, call: Call, read: (r: EmbedContentResponse) => T): Promise<T> {
+  return exchangeJson(up, modelPath(up, model, "embedContent"), body, { signal: call.signal, requestId: call.requestId, parseError }, read as (b: unknown) => T);
+}
+
+/** Up to 100 embeddings in one call. */
+export function batchEmbedContents<T>(up: Upstream, model: string, body: BatchEmbedContentsRequest, call: Call, read: (r: BatchEmbedContentsResponse) => T): Promise<T> {
+  return exchangeJson(up, modelPath(up, model, "batchEmbedContents"), body, { signal: call.signal, requestId: call.requestId, parseError }, read as (b: unknown) => T);
 }

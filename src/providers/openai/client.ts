@@ -1,5 +1,5 @@
 // The only OpenAI chat I/O: POST {base}/chat/completions, whole or streamed,
-// over the channel's keep-alive pool. (The images provider has its own client
+// and POST {base}/embeddings, over the channel's keep-alive pool. (The images provider has its own client
 // in ../client.ts; both stay small rather than share a lowest common shape.)
 import { exchangeJson, postJson, readJson, type Upstream } from "../shared/http.js";
 import { fromItems, openOnFirstNext } from "../../core/iter.js";
@@ -7,6 +7,7 @@ import { eventJson, NO_ITEMS, sseMap } from "../shared/sse.js";
 import { protocolError } from "../shared/http-errors.js";
 import { parseError } from "./errors.js";
 import type * as wire from "./wire.js";
+import type { EmbeddingsRequest, EmbeddingsResponse } from "./embed-wire.js";
 
 export interface Call {
   signal: AbortSignal;
@@ -61,4 +62,10 @@ export function streamChat<T>(up: Upstream, body: wire.ChatRequest, call: Call, 
       return sink.chunk(data);
     });
   });
+}
+
+/** A whole embeddings exchange: POST {base}/embeddings ("/v1/embeddings" under a bare host), `read` translating the answer. */
+export function postEmbeddings<T>(up: Upstream, body: EmbeddingsRequest, call: Call, read: (r: EmbeddingsResponse) => T): Promise<T> {
+  const path = /^\/*$/.test(up.baseUrl.pathname) ? "/v1/embeddings" : "/embeddings";
+  return exchangeJson(up, path, body, { signal: call.signal, requestId: call.requestId, parseError }, read as (b: unknown) => T);
 }

@@ -2,7 +2,12 @@
 // reasoning_content (DeepSeek, vLLM) and reasoning (OpenRouter, Ollama) become
 // a thinking part without a signature; tool calls keep their ids (a missing
 // id gets a generated one); refusals become text with a safety finish.
+// What a Chat Completions client reads back from OpenAI beyond the neutral
+// model rides in vendor_extras.openai: the refusal (a text part standing in
+// for it), annotations and other message fields (on the content's text part),
+// a custom tool's call (whole, on a part with no kind), response fields.
 import { type JsonObject } from "@bufbuild/protobuf";
+import { opaquePart, standInPart, unknownFields } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   CandidateSchema,
@@ -75,14 +80,38 @@ export function argumentsText(a: string | Record<string, unknown> | undefined): 
   return typeof a === "string" ? a : JSON.stringify(a);
 }
 
+/** The message fields the neutral parts say. */
+const MESSAGE_FIELDS = new Set(["role", "content", "refusal", "reasoning_content", "reasoning", "tool_calls", "function_call", "annotations"]);
+
+/** Message fields beside the content (non-empty annotations, audio, newer ones), for a Chat Completions client; undefined when there are none. */
+export function messageFields(m: wire.ResponseMessage): JsonObject | undefined {
+  let x = unknownFields(m, MESSAGE_FIELDS, true);
+  if (Array.isArray(m.annotations) && m.annotations.length) (x ??= {}).annotations = m.annotations as JsonObject[string];
+  return x;
+}
+
+/** A refusal as OpenAI gave it: a text part other vendors' clients read as text. */
+export const refusalPart = (text: string): Part => standInPart(VENDOR, { type: "refusal", refusal: text }, text);
+
+/** A custom tool's call (free-form input): whole, for a Chat Completions client. */
+export function customCallPart(tc: wire.ResponseToolCall, newId: () => string): Part {
+  const { index: _i, ...call } = tc;
+  return opaquePart(VENDOR, { ...call, id: tc.id || newId() });
+}
+
 function candidateOf(ch: wire.Choice, i: number, newId: () => string, stops: string[]): Candidate {
   const m = ch.message ?? {};
   const parts: Part[] = [];
   const reasoning = m.reasoning_content ?? m.reasoning;
   if (reasoning) parts.push(create(PartSchema, { kind: { case: "thinking", value: { text: reasoning } } }));
-  if (m.content) parts.push(create(PartSchema, { kind: { case: "text", value: { text: m.content } } }));
-  if (m.refusal) parts.push(create(PartSchema, { kind: { case: "text", value: { text: m.refusal } } }));
+  const fields = messageFields(m);
+  if (m.content || fields) parts.push(create(PartSchema, { kind: { case: "text", value: { text: m.content ?? "" } }, ...(fields ? { vendorExtras: { [VENDOR]: fields } } : {}) }));
+  if (m.refusal) parts.push(refusalPart(m.refusal));
   for (const tc of m.tool_calls ?? []) {
+    if (tc.type === "custom") {
+      parts.push(customCallPart(tc, newId));
+      continue;
+    }
     parts.push(
       create(PartSchema, {
         kind: { case: "toolCall", value: { id: tc.id || newId(), name: tc.function?.name ?? "", arguments: argsObject(argumentsText(tc.function?.arguments)) } },
@@ -94,8 +123,11 @@ function candidateOf(ch: wire.Choice, i: number, newId: () => string, stops: str
   return create(CandidateSchema, { index: ch.index ?? i, parts, ...fin, ...(logprobs ? { logprobs } : {}) });
 }
 
+const RESPONSE_FIELDS = new Set(["id", "object", "created", "model", "choices", "usage", "error", "system_fingerprint", "service_tier"]);
+
+/** Response fields with no neutral name (system_fingerprint, service_tier, newer ones). */
 export function responseExtras(r: wire.ChatResponse): Record<string, JsonObject> {
-  const out: JsonObject = {};
+  const out: JsonObject = unknownFields(r, RESPONSE_FIELDS, true) ?? {};
   if (r.system_fingerprint) out.system_fingerprint = r.system_fingerprint;
   if (r.service_tier) out.service_tier = r.service_tier;
   return Object.keys(out).length ? { [VENDOR]: out } : {};

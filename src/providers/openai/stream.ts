@@ -4,14 +4,17 @@
 // call argument fragments pass through as they come. `[DONE]` without a
 // finish_reason finishes open choices (lenient servers); a body that ends with
 // neither is left unfinished, which the stream guard reports as truncated.
-import { type MessageInitShape } from "@bufbuild/protobuf";
+// For a Chat Completions client, as in response.ts: a refusal is a text part
+// of its own standing in for OpenAI's; annotations arrive on an empty text part
+// of their own; a custom tool's call is gathered and sent whole when it ends.
+import { type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import type { StreamTranslator } from "../../lib/stream-translator.js";
 import { PartDeltaSchema, StreamGenerateResponseSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { protocolError } from "../shared/http-errors.js";
 import { streamError } from "./errors.js";
 import { VENDOR } from "./request.js";
-import { argumentsText, finishOf, logprobsOf, usageOf } from "./response.js";
+import { argumentsText, customCallPart, finishOf, logprobsOf, refusalPart, usageOf } from "./response.js";
 import type * as wire from "./wire.js";
 
 type Ev = StreamGenerateResponse;
@@ -19,9 +22,12 @@ type EvInit = MessageInitShape<typeof StreamGenerateResponseSchema>["event"];
 type DeltaInit = MessageInitShape<typeof PartDeltaSchema>["delta"];
 const ev = (e: EvInit): Ev => create(StreamGenerateResponseSchema, { event: e });
 
+type Kind = "thinking" | "text" | "refusal";
+
 interface ChoiceState {
   next: number;
-  open?: { kind: "thinking" | "text" | "tool"; index: number; tool?: number };
+  /** The open part; a custom tool's call has no index until it is sent whole. */
+  open?: { kind: Kind | "tool" | "custom"; index: number; tool?: number; call?: wire.ResponseToolCall };
   tools: Map<number, number>;
   hasTool: boolean;
   refusal: boolean;
@@ -46,23 +52,37 @@ export class OpenAIStreamTranslator implements StreamTranslator<wire.ChatRespons
   }
 
   private close(ci: number, c: ChoiceState): Ev[] {
-    if (!c.open) return [];
-    const index = c.open.index;
+    const open = c.open;
+    if (!open) return [];
     c.open = undefined;
-    return [ev({ case: "partStop", value: { candidateIndex: ci, index } })];
+    if (open.kind === "custom") {
+      const index = c.next++;
+      return [ev({ case: "partStart", value: { candidateIndex: ci, index, part: customCallPart(open.call!, this.ctx.newId) } }), ev({ case: "partStop", value: { candidateIndex: ci, index } })];
+    }
+    return [ev({ case: "partStop", value: { candidateIndex: ci, index: open.index } })];
   }
 
   private delta(ci: number, index: number, delta: DeltaInit): Ev {
     return ev({ case: "partDelta", value: { candidateIndex: ci, index, delta } });
   }
 
-  /** Opens a text or thinking part unless one of that kind is open. */
-  private ensure(ci: number, c: ChoiceState, kind: "thinking" | "text"): Ev[] {
+  /** Opens a text, refusal or thinking part unless one of that kind is open. */
+  private ensure(ci: number, c: ChoiceState, kind: Kind): Ev[] {
     if (c.open?.kind === kind) return [];
     const out = this.close(ci, c);
     const index = c.next++;
     c.open = { kind, index };
-    out.push(ev({ case: "partStart", value: { candidateIndex: ci, index, part: { kind: kind === "text" ? { case: "text", value: {} } : { case: "thinking", value: {} } } } }));
+    const part = kind === "text" ? { kind: { case: "text" as const, value: {} } } : kind === "refusal" ? refusalPart("") : { kind: { case: "thinking" as const, value: {} } };
+    out.push(ev({ case: "partStart", value: { candidateIndex: ci, index, part } }));
+    return out;
+  }
+
+  /** Annotations (web search citations) on an empty text part of their own: the text they cite has gone out already. */
+  private annotations(ci: number, c: ChoiceState, annotations: unknown[]): Ev[] {
+    const out = this.close(ci, c);
+    const index = c.next++;
+    const part = { kind: { case: "text" as const, value: {} }, vendorExtras: { [VENDOR]: { annotations: annotations as JsonObject[] } } };
+    out.push(ev({ case: "partStart", value: { candidateIndex: ci, index, part } }), ev({ case: "partStop", value: { candidateIndex: ci, index } }));
     return out;
   }
 
@@ -90,17 +110,34 @@ export class OpenAIStreamTranslator implements StreamTranslator<wire.ChatRespons
       out.push(...this.ensure(ci, c, "thinking"));
       out.push(this.delta(ci, c.open!.index, { case: "thinking", value: reasoning }));
     }
-    const text = d.content ?? d.refusal;
-    if (d.refusal) c.refusal = true;
-    if (text) {
-      if (d.content) c.text = true;
+    if (d.content) {
+      c.text = true;
       out.push(...this.ensure(ci, c, "text"));
-      out.push(this.delta(ci, c.open!.index, { case: "text", value: text }));
+      out.push(this.delta(ci, c.open!.index, { case: "text", value: d.content }));
     }
+    if (d.refusal) {
+      c.refusal = true;
+      out.push(...this.ensure(ci, c, "refusal"));
+      out.push(this.delta(ci, c.open!.index, { case: "text", value: d.refusal }));
+    }
+    if (Array.isArray(d.annotations) && d.annotations.length) out.push(...this.annotations(ci, c, d.annotations));
     for (const [n, tc] of (d.tool_calls ?? []).entries()) {
       const ti = tc.index ?? n;
       const known = c.tools.get(ti);
       const args = argumentsText(tc.function?.arguments);
+      if (c.open?.kind === "custom" && c.open.tool === ti) {
+        const call = c.open.call!;
+        if (tc.custom?.input) call.custom = { ...call.custom, input: (call.custom?.input ?? "") + tc.custom.input };
+        continue;
+      }
+      if (tc.type === "custom" && known === undefined) {
+        out.push(...this.close(ci, c));
+        c.tools.set(ti, -1);
+        c.hasTool = true;
+        const { index: _i, ...call } = tc;
+        c.open = { kind: "custom", index: -1, tool: ti, call: { ...call, custom: { ...tc.custom, input: tc.custom?.input ?? "" } } };
+        continue;
+      }
       if (known !== undefined) {
         if (c.open?.kind !== "tool" || c.open.tool !== ti) throw protocolError(VENDOR, `tool call ${ti} continued after another part began`);
         if (args) out.push(this.delta(ci, known, { case: "argumentsJson", value: args }));

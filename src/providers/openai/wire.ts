@@ -15,9 +15,9 @@ export interface ToolCall {
 }
 
 export type Message =
-  | { role: "system" | "developer"; content: string }
+  | { role: "system" | "developer"; content: string | ContentPart[] }
   | { role: "user"; content: string | ContentPart[]; name?: string }
-  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[]; reasoning_content?: string }
+  | { role: "assistant"; content: string | ContentPart[] | null; tool_calls?: ToolCall[]; reasoning_content?: string }
   | { role: "tool"; tool_call_id: string; content: string };
 
 export interface Tool {
@@ -60,6 +60,9 @@ export interface ResponseToolCall {
   id?: string;
   type?: string;
   function?: { name?: string; arguments?: string | Record<string, unknown> };
+  /** A custom tool's call: free-form input. */
+  custom?: { name?: string; input?: string };
+  [k: string]: unknown;
 }
 
 export interface TokenLogprob {
@@ -76,6 +79,8 @@ export interface ResponseMessage {
   reasoning_content?: string | null;
   reasoning?: string | null;
   tool_calls?: ResponseToolCall[] | null;
+  /** Web search citations (url_citation). */
+  annotations?: unknown[] | null;
   [k: string]: unknown;
 }
 

@@ -82,7 +82,7 @@ for (const sdk of SDKS) {
     });
 
     t.test("404 for an unknown model action and resource", async (t) => {
-      const res = await fetch(`${server.baseUrl}/${sdk.version}/models/${MODEL}:embedContent`, {
+      const res = await fetch(`${server.baseUrl}/${sdk.version}/models/${MODEL}:predict`, {
         method: "POST",
         headers: { "x-goog-api-key": ADMIN_KEY, "content-type": "application/json" },
         body: "{}",

@@ -4,7 +4,7 @@ import t from "tap";
 import OpenAI from "openai";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { ModelSchema } from "../../../gen/omnigate/model/v1/model_pb.js";
+import { Capability, ModelSchema } from "../../../gen/omnigate/model/v1/model_pb.js";
 import { fromCoreModel } from "../../../src/facades/openai-models/translate.js";
 import { LOCAL_LISTED_CHAT_MODELS } from "../../../src/server/deps.js";
 import { ADMIN_KEY, startServer, type TestServer } from "../../helpers/app.js";
@@ -19,7 +19,9 @@ const client = (key = ADMIN_KEY) => new OpenAI({ baseURL: server.baseUrl + "/v1"
 
 t.test("fromCoreModel (pure)", async (t) => {
   const m = create(ModelSchema, { id: "x", ownedBy: "acme", createTime: timestampFromMs(1_700_000_000_000) });
-  t.same(fromCoreModel(m), { id: "x", object: "model", created: 1_700_000_000, owned_by: "acme" });
+  t.same(fromCoreModel(m), { id: "x", object: "model", created: 1_700_000_000, owned_by: "acme", capabilities: [] });
+  const e = create(ModelSchema, { id: "e", capabilities: [Capability.EMBEDDING], embeddingDimensions: 1536 });
+  t.same(fromCoreModel(e), { id: "e", object: "model", created: 0, owned_by: "omnigate", capabilities: ["embedding"], embedding_dimensions: 1536 });
   t.equal(fromCoreModel(create(ModelSchema, { id: "y" })).owned_by, "omnigate");
 });
 
@@ -39,7 +41,11 @@ t.test("the raw list shape", async (t) => {
   t.equal(res.status, 200);
   const body = (await res.json()) as { object: string; data: Record<string, unknown>[] };
   t.equal(body.object, "list");
-  t.same(Object.keys(body.data[0]!).sort(), ["created", "id", "object", "owned_by"]);
+  t.same(Object.keys(body.data[0]!).sort(), ["capabilities", "created", "id", "object", "owned_by"]);
+  const chat = body.data.find((m) => m.id === "gemini-2.5-flash");
+  t.same(chat?.capabilities, ["chat"], "a chat model says so");
+  const embed = body.data.find((m) => m.id === "text-embedding-3-small");
+  t.match(embed, { capabilities: ["embedding"], embedding_dimensions: 1536 }, "an embedding model says so, with its size");
 });
 
 t.test("models.retrieve()", async (t) => {
