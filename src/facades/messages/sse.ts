@@ -10,7 +10,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { errorBody, toWireError } from "./errors.js";
 import { fromCorePart, stopReasonOf, usageOf, wireSignature } from "./translate.js";
 import type { StopReason } from "./wire.js";
-import { drained, type FrameSink } from "../shared/sink.js";
+import { pumpFrames, type FrameSink } from "../shared/sink.js";
 
 export interface SseFrame {
   event: string;
@@ -266,47 +266,11 @@ export class MessagesStreamTranslator implements StreamTranslator<StreamGenerate
  * error frame. Stops reading, and closes the core's stream, once the client
  * is gone; ends `out`.
  */
-export async function writeMessagesStream(
+export function writeMessagesStream(
   events: AsyncIterator<StreamGenerateResponse>,
   first: IteratorResult<StreamGenerateResponse> | undefined,
   out: FrameSink,
   opts: StreamOptions & { heartbeatMs: number },
 ): Promise<void> {
-  const sm = new MessagesStreamTranslator(opts);
-  const ping = frameText(PING);
-  const timer = setTimeout(() => {
-    if (!out.destroyed && !out.writableNeedDrain) out.write(ping);
-    timer.refresh();
-  }, opts.heartbeatMs);
-  // A promise only when the socket asks to wait: an async function (or an
-  // await of nothing) would cost a promise and a suspension per event.
-  const put = (frames: SseFrame[]): Promise<void> | undefined => {
-    if (!frames.length || out.destroyed) return undefined;
-    let text = "";
-    for (const f of frames) text += frameText(f);
-    timer.refresh();
-    return out.write(text) ? undefined : drained(out);
-  };
-  let waiting: Promise<void> | undefined;
-  let finished = false;
-  try {
-    let r = first ?? (await events.next());
-    for (;;) {
-      if (r.done) {
-        finished = true;
-        if ((waiting = put(sm.end()))) await waiting;
-        break;
-      }
-      if ((waiting = put(sm.push(r.value)))) await waiting;
-      if (sm.done || out.destroyed) break;
-      r = await events.next();
-    }
-  } catch (err) {
-    finished = true;
-    if ((waiting = put(sm.fail(err)))) await waiting;
-  } finally {
-    clearTimeout(timer);
-    if (!finished) await events.return?.().catch(() => undefined);
-    if (!out.destroyed) out.end();
-  }
+  return pumpFrames(events, first, out, new MessagesStreamTranslator(opts), frameText, frameText(PING), opts.heartbeatMs);
 }
