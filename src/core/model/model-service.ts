@@ -36,7 +36,8 @@ export function modelService(catalog: ModelCatalog): ServiceImpl<typeof ModelSer
     async listModels(req) {
       if (req.pageSize < 0) throw invalidArgument("page_size must not be negative", "page_size");
       const size = Math.min(req.pageSize || MAX_PAGE_SIZE, MAX_PAGE_SIZE);
-      const all = catalog.list().filter((m) => req.capability === Capability.UNSPECIFIED || m.capabilities.includes(req.capability));
+      const wanted = req.capability === Capability.UNSPECIFIED ? req.anyCapability : [req.capability, ...req.anyCapability];
+      const all = wanted.length ? catalog.list().filter((m) => wanted.some((c) => m.capabilities.includes(c))) : catalog.list();
       const start = offsetOf(req.pageToken);
       const page = all.slice(start, start + size);
       const next = start + size < all.length ? String(start + size) : "";

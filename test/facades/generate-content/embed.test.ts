@@ -135,3 +135,19 @@ t.test("GET models/{embedding model}: its methods are the embedding ones", async
   t.equal(res.status, 200);
   t.match(await res.json(), { name: `models/${MODEL}`, supportedGenerationMethods: ["embedContent", "batchEmbedContents"] });
 });
+
+t.test("GET models lists the embedding models beside the chat ones, each with its methods", async (t) => {
+  const res = await fetch(`${server.baseUrl}/v1beta/models?pageSize=1000`, { headers: { "x-goog-api-key": ADMIN_KEY } });
+  t.equal(res.status, 200);
+  const models = ((await res.json()) as { models: { name: string; supportedGenerationMethods: string[] }[] }).models;
+  const embedding = models.find((m) => m.name === `models/${MODEL}`);
+  t.same(embedding?.supportedGenerationMethods, ["embedContent", "batchEmbedContents"], "an embedding model");
+  t.ok(
+    models.some((m) => m.supportedGenerationMethods.includes("generateContent")),
+    "and chat models",
+  );
+  t.notOk(
+    models.some((m) => m.supportedGenerationMethods.length === 0),
+    "no model without a method (images, video are not listed)",
+  );
+});
