@@ -2,6 +2,8 @@
 // format it came in on, the request id, the public URL base the client used
 // (for URLs in answers), and a signal that fires when the client goes away
 // before its response is complete.
+import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { URL_BASE, type CallInit } from "../../core/call/call.js";
 
@@ -16,6 +18,39 @@ export function clientGone(reply: FastifyReply): AbortSignal {
   return ac.signal;
 }
 
+interface SocketWatch {
+  ac: AbortController;
+  /** The response the socket is serving now (the last one begun). */
+  current: ServerResponse;
+}
+const watches = new WeakMap<Socket, SocketWatch>();
+
+/**
+ * Aborts when the client disconnects before the response is complete, like
+ * clientGone, with one controller and one listener a connection instead of a
+ * request: the requests of a keep-alive connection come one after another, and
+ * its close matters only when it finds a response unfinished. A signal is used
+ * only during its call, so one that fires after its own response finished
+ * (the connection's next response was cut) touches nothing.
+ */
+export function connectionGone(reply: FastifyReply): AbortSignal {
+  const res = reply.raw;
+  const socket = res.socket;
+  if (!socket || reply.request.raw.httpVersionMajor !== 1) return clientGone(reply);
+  if (socket.destroyed) return AbortSignal.abort(new Error("client disconnected"));
+  let w = watches.get(socket);
+  if (w === undefined || w.ac.signal.aborted) {
+    const watch: SocketWatch = { ac: new AbortController(), current: res };
+    socket.once("close", () => {
+      if (!watch.current.writableFinished) watch.ac.abort(new Error("client disconnected"));
+    });
+    watches.set(socket, watch);
+    w = watch;
+  }
+  w.current = res;
+  return w.ac.signal;
+}
+
 /** The origin the client reached the gateway at, when the Host header makes a valid one. */
 export function urlBaseOf(req: FastifyRequest): string {
   const host = req.headers.host;
@@ -24,5 +59,5 @@ export function urlBaseOf(req: FastifyRequest): string {
 }
 
 export function edgeCall(req: FastifyRequest, reply: FastifyReply, format: string, apiKey: string | undefined): CallInit {
-  return { apiKey, format, requestId: req.id, urlBase: urlBaseOf(req), signal: clientGone(reply) };
+  return { apiKey, format, requestId: req.id, urlBase: urlBaseOf(req), signal: connectionGone(reply) };
 }
