@@ -23,7 +23,9 @@ export interface ChatServiceDeps {
 }
 
 /** The routes to try for a model, best first (retry and fallover walk them: routing/retry.ts). */
-function routesFor(routing: ChatRouting, input: ChatInput): [ChatRoute, ...ChatRoute[]] {
+function routesFor(routing: ChatRouting, input: ChatInput, call: Call): [ChatRoute, ...ChatRoute[]] {
+  // A conversation's affinity is the caller's own: the key id scopes it.
+  if (input.metadata?.affinityKey) input.metadata.keyId = call.principal.keyId;
   const routes = routing.resolve(input.model, input);
   if (!routes.length) throw notFound(`model ${input.model} is not served by this gateway`, "model_not_found");
   return routes as [ChatRoute, ...ChatRoute[]];
@@ -42,7 +44,7 @@ export function chatService(deps: ChatServiceDeps): Pick<ServiceImpl<typeof Chat
 
   /** One routed unary call, as a promise chain (an unroutable model throws at once). */
   const generateWith = (input: ChatInput, cachedTokens: bigint, call: Call): Promise<GenerateResponse> => {
-    const routes = routesFor(deps.routing, input);
+    const routes = routesFor(deps.routing, input, call);
     let r = routes[0];
     return unaryWithFallback(deps.routing, routes, call.signal, (x) => {
       r = x;
@@ -51,6 +53,7 @@ export function chatService(deps: ChatServiceDeps): Pick<ServiceImpl<typeof Chat
       (resp) => {
         resp.usage = moveToCache(resp.usage, cachedTokens);
         resp.channel ||= r.channel;
+        deps.routing.served?.(input, r.channel);
         return resp;
       },
       (err: unknown) => Promise.reject(tagChannel(asConnectError(err), r.channel)),
@@ -72,7 +75,7 @@ export function chatService(deps: ChatServiceDeps): Pick<ServiceImpl<typeof Chat
     streamGenerate(req, call) {
       return openOnFirstNext(async () => {
         const { input, cachedTokens } = await prepare(checkChatInput(req.input, { requireTurns: true }), call);
-        const routes = routesFor(deps.routing, input);
+        const routes = routesFor(deps.routing, input, call);
         let r = routes[0];
         const open = (x: ChatRoute) => {
           r = x;
@@ -81,7 +84,10 @@ export function chatService(deps: ChatServiceDeps): Pick<ServiceImpl<typeof Chat
         return streamWithFallback(deps.routing, routes, call.signal, open, {
           each(raw) {
             const e = moveEventToCache(raw, cachedTokens);
-            if (e.event.case === "start" && !e.event.value.channel) e.event.value.channel = r.channel;
+            if (e.event.case === "start") {
+              if (!e.event.value.channel) e.event.value.channel = r.channel;
+              deps.routing.served?.(input, r.channel);
+            }
           },
           end(how) {
             if (how.error) tagChannel(how.error, r.channel);
@@ -91,7 +97,7 @@ export function chatService(deps: ChatServiceDeps): Pick<ServiceImpl<typeof Chat
     },
     async countTokens(req, call) {
       const { input, cachedTokens } = await prepare(checkChatInput(req.input, { requireTurns: false }), call, false);
-      const routes = routesFor(deps.routing, input);
+      const routes = routesFor(deps.routing, input, call);
       const counted = await unaryWithFallback(deps.routing, routes, call.signal, (x) => x.provider.countTokens(input, callCtx(call, x)));
       const moved = counted.inputTokens < cachedTokens ? counted.inputTokens : cachedTokens;
       counted.inputTokens -= moved;

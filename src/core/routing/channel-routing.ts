@@ -1,9 +1,7 @@
 // The channel order every service routes by (chat, embeddings): a model is
 // served by the enabled channels whose `models` (names or globs) or
 // `modelMap` keys match it, with the channel's modelMap renaming the model;
-// channels cooling down go last, then any the caller demotes (chat: channels
-// of a vendor whose signatures the conversation does not carry), then higher
-// priority first and a weighted random draw among equal priorities; the local
+// channels cooling down go last, then higher priority first and a weighted random draw among equal priorities; the local
 // engine serves the names its globs match, after every channel.
 import type { ConnectError } from "@connectrpc/connect";
 import type { ChannelConfig, UpstreamConfig } from "../../config.js";
@@ -32,12 +30,12 @@ export interface RetryPolicy {
   maxBackoffMs: number;
 }
 
-/** Says which channels to try after the others; asked only when more than one channel matches. */
-export type Demote = () => ((c: ChannelConfig) => boolean) | undefined;
+/** A rank for each channel, lower first; asked only when more than one channel matches. */
+export type Prefer = () => ((c: ChannelConfig) => number) | undefined;
 
 export interface ChannelRouter<P> {
   /** Candidate routes for a model, best first; empty when nothing serves it. */
-  resolve(model: string, demote?: Demote): Route<P>[];
+  resolve(model: string, prefer?: Prefer): Route<P>[];
   readonly policy: RetryPolicy;
   /** The outcome of one attempt on a route (cooldown bookkeeping; a failure's error is kept as the channel's last error). */
   report(route: Route<P>, ok: boolean, err?: ConnectError): void;
@@ -82,9 +80,9 @@ export function channelRouter<P>(opts: ChannelRouterOptions<P>): ChannelRouter<P
   const byName = new Map(opts.channels.map((c) => [c.config.name, c.config]));
   const cooldown = opts.cooldown ?? cooldownTracker(up.cooldownAfterFailures, opts.now ?? Date.now);
 
-  const rankChannels = (matched: Channel<P>[], demote: Demote | undefined): Channel<P>[] => {
-    const demoted = demote?.();
-    const rank = (c: Channel<P>) => (cooldown.cooling(c.config.name) ? 2 : 0) + (demoted?.(c.config) ? 1 : 0);
+  const rankChannels = (matched: Channel<P>[], prefer: Prefer | undefined): Channel<P>[] => {
+    const preferred = prefer?.();
+    const rank = (c: Channel<P>) => (cooldown.cooling(c.config.name) ? 1 << 16 : 0) + (preferred ? preferred(c.config) : 0);
     const ranks = [...new Set(matched.map(rank))].sort((a, b) => a - b);
     const ordered: Channel<P>[] = [];
     for (const r of ranks) {
@@ -103,11 +101,11 @@ export function channelRouter<P>(opts: ChannelRouterOptions<P>): ChannelRouter<P
   };
 
   return {
-    resolve(model, demote) {
+    resolve(model, prefer) {
       const matched: Channel<P>[] = [];
       for (const c of opts.channels) if (isEnabled(c) && channelServes(c.config, model)) matched.push(c);
       // One candidate (the common case) needs no ranking.
-      const ordered = matched.length < 2 ? matched : rankChannels(matched, demote);
+      const ordered = matched.length < 2 ? matched : rankChannels(matched, prefer);
       const routes: Route<P>[] = ordered.map((c) => ({ channel: c.config.name, provider: c.provider, upstreamModel: c.config.modelMap[model] ?? model }));
       if (opts.local && opts.local.globs.some((g) => globMatch(g, model))) routes.push({ channel: "local", provider: opts.local.provider, upstreamModel: model });
       return routes;

@@ -304,3 +304,44 @@ t.test("a provider that throws synchronously on a stream (refused feature) falls
   );
   t.equal(errorDetail(err!)?.field, "tools[0]", "alone, the refusal reaches the client with its field");
 });
+
+t.test("affinity: a conversation prefers the channel that last served it, per caller, after signatures and cooling", async (t) => {
+  const channels = [
+    { config: channel("a", "openai"), provider: stub("a") },
+    { config: channel("b", "openai"), provider: stub("b") },
+    { config: channel("c", "anthropic"), provider: stub("c") },
+  ];
+  let draw = 0;
+  // The weighted draw alternates, so without affinity the first channel changes from one request to the next.
+  const routing = channelChatRouting({ channels, upstream, rng: () => (draw++ % 2 ? 0.99 : 0), maxAffinities: 2 });
+  const conv = (key: string, keyId = "k1") => create(ChatInputSchema, { ...input, metadata: { affinityKey: key, keyId } });
+  const firsts = new Set(Array.from({ length: 6 }, () => routing.resolve("m", input)[0]!.channel));
+  t.ok(firsts.size > 1, "no affinity: the draw decides");
+
+  routing.served!(conv("s1"), "b");
+  for (let i = 0; i < 5; i++) t.equal(routing.resolve("m", conv("s1"))[0]!.channel, "b", `request ${i} of s1 goes to b`);
+  t.ok(new Set(Array.from({ length: 6 }, () => routing.resolve("m", conv("s1", "k2"))[0]!.channel)).size > 1, "another caller's conversation of the same name is not bound");
+  routing.served!(conv("s1"), "local");
+  t.equal(routing.resolve("m", conv("s1"))[0]!.channel, "b", "the local engine is never remembered");
+
+  // Signatures outrank affinity: a conversation carrying Anthropic thinking stays with Anthropic.
+  const signed = create(ChatInputSchema, {
+    ...conv("s1"),
+    turns: [...input.turns, { role: Role.ASSISTANT, parts: [{ kind: { case: "thinking", value: { text: "t" } }, signature: { issuer: "anthropic", value: "sig" } }] }, ...input.turns],
+  });
+  t.equal(routing.resolve("m", signed)[0]!.channel, "c", "signatures first");
+
+  // A cooling channel goes last even when remembered.
+  routing.report({ channel: "b", provider: channels[1]!.provider, upstreamModel: "m" }, false);
+  routing.report({ channel: "b", provider: channels[1]!.provider, upstreamModel: "m" }, false);
+  t.equal(routing.resolve("m", conv("s1")).at(-1)!.channel, "b", "cooling outranks affinity");
+
+  // Bounded: the least recently served conversation is forgotten first.
+  routing.served!(conv("s2"), "a");
+  routing.served!(conv("s3"), "c");
+  t.equal(routing.resolve("m", conv("s3"))[0]!.channel, "c", "s3 remembered");
+  t.equal(routing.resolve("m", conv("s2"))[0]!.channel, "a", "s2 remembered");
+  routing.served!(conv("s4"), "c");
+  t.ok(new Set(Array.from({ length: 6 }, () => routing.resolve("m", conv("s2"))[0]!.channel)).size > 1, "s2, served longest ago, was forgotten");
+  t.equal(routing.resolve("m", conv("s4"))[0]!.channel, "c", "s4 remembered");
+});
