@@ -38,7 +38,7 @@ export function countPart(p: Part): number {
     case "media":
       return MEDIA_TOKENS;
     case "toolCall":
-      return countText(k.value.name) + countText(JSON.stringify(k.value.arguments ?? {}));
+      return countText(k.value.name) + (k.value.input !== undefined ? countText(k.value.input) : countText(JSON.stringify(k.value.arguments ?? {})));
     case "toolResult":
       return countText(k.value.name) + k.value.content.reduce((n, c) => n + countPart(c), 0) + (k.value.structured ? countText(JSON.stringify(k.value.structured)) : 0);
     case "thinking":
@@ -58,6 +58,7 @@ export function countTool(t: Tool): number {
   const k = t.kind;
   if (k.case === "function") return countText(k.value.name) + countText(k.value.description) + countText(JSON.stringify(k.value.parameters ?? {}));
   if (k.case === "vendor") return countText(k.value.type) + countText(k.value.name) + 16;
+  if (k.case === "custom") return countText(k.value.name) + countText(k.value.description) + countText(JSON.stringify(k.value.format ?? {}));
   if (k.case === "codeExecution") return 16;
   return 0;
 }

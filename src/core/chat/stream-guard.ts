@@ -2,7 +2,7 @@
 // core passes on a valid neutral event stream, or ends it with a ConnectError.
 // It checks the documented order (start first; per candidate, parts 0, 1, 2...
 // each start -> deltas -> stop; deltas that fit their part), makes every tool
-// call's arguments valid JSON, adds a usage event when the provider sent none,
+// call's arguments valid JSON (a custom tool's call has free-text input instead), adds a usage event when the provider sent none,
 // and turns a stream that ends early into an error instead of a silent cut.
 // On a failure it first closes the parts that are complete enough to close
 // (text, thinking, tool calls whose arguments already parse), so a facade can
@@ -17,6 +17,8 @@ type Ev = StreamGenerateResponse;
 
 interface OpenPart {
   kind: Part["kind"]["case"];
+  /** A custom tool's call: free-text input deltas instead of arguments. */
+  custom: boolean;
   args: string;
   sawArgs: boolean;
 }
@@ -84,7 +86,8 @@ export class StreamGuardState {
         // Parts are sequential: a new part closes the one still open.
         const out = this.closeAll(k.value.candidateIndex, c, true);
         c.next++;
-        c.open.set(k.value.index, { kind: k.value.part.kind.case, args: "", sawArgs: false });
+        const kind = k.value.part.kind;
+        c.open.set(k.value.index, { kind: kind.case, custom: kind.case === "toolCall" && kind.value.input !== undefined, args: "", sawArgs: false });
         out.push(e);
         return out;
       }
@@ -95,7 +98,8 @@ export class StreamGuardState {
         const fits =
           (d.case === "text" && p.kind === "text") ||
           (d.case === "thinking" && p.kind === "thinking") ||
-          (d.case === "argumentsJson" && p.kind === "toolCall") ||
+          (d.case === "argumentsJson" && p.kind === "toolCall" && !p.custom) ||
+          (d.case === "input" && p.custom) ||
           (d.case === "citation" && p.kind === "text") ||
           d.case === "signature";
         if (!fits) throw streamViolation(`delta ${d.case} does not fit part ${p.kind}`);
@@ -111,7 +115,7 @@ export class StreamGuardState {
         const p = c.open.get(k.value.index);
         if (!p) throw streamViolation(`stop for part ${k.value.index} that is not open`);
         const out: Ev[] = [];
-        if (p.kind === "toolCall") {
+        if (p.kind === "toolCall" && !p.custom) {
           if (!p.sawArgs) out.push(this.argsEvent(k.value.candidateIndex, k.value.index, "{}"));
           else if (!parses(p.args)) throw streamViolation("tool call arguments are not a JSON object");
         }
@@ -142,7 +146,7 @@ export class StreamGuardState {
   private closeAll(ci: number, c: CandState, strict: boolean): Ev[] {
     const out: Ev[] = [];
     for (const [index, p] of [...c.open.entries()].sort((a, b) => a[0] - b[0])) {
-      if (p.kind === "toolCall") {
+      if (p.kind === "toolCall" && !p.custom) {
         if (!p.sawArgs) out.push(this.argsEvent(ci, index, "{}"));
         else if (!parses(p.args)) {
           if (strict) throw streamViolation("tool call arguments are not a JSON object");

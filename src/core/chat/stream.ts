@@ -25,7 +25,11 @@ export function partSkeleton(p: Part): Part {
   const k = s.kind;
   if (k.case === "text") k.value.text = "";
   else if (k.case === "thinking") k.value.text = "";
-  else if (k.case === "toolCall") k.value.arguments = undefined;
+  else if (k.case === "toolCall") {
+    k.value.arguments = undefined;
+    // A custom call's input grows like text: "" marks the call as custom.
+    if (k.value.input !== undefined) k.value.input = "";
+  }
   return s;
 }
 
@@ -42,7 +46,9 @@ export function* responseToEvents(resp: GenerateResponse, chunk: (text: string) 
       const k = p.kind;
       if (k.case === "text") for (const t of chunk(k.value.text)) yield ev({ case: "partDelta", value: { candidateIndex: ci, index, delta: { case: "text", value: t } } });
       else if (k.case === "thinking") for (const t of chunk(k.value.text)) yield ev({ case: "partDelta", value: { candidateIndex: ci, index, delta: { case: "thinking", value: t } } });
-      else if (k.case === "toolCall") {
+      else if (k.case === "toolCall" && k.value.input !== undefined) {
+        for (const t of chunk(k.value.input)) if (t) yield ev({ case: "partDelta", value: { candidateIndex: ci, index, delta: { case: "input", value: t } } });
+      } else if (k.case === "toolCall") {
         const json = JSON.stringify(k.value.arguments ?? {});
         for (const t of chunk(json)) yield ev({ case: "partDelta", value: { candidateIndex: ci, index, delta: { case: "argumentsJson", value: t } } });
       }
@@ -111,7 +117,8 @@ export async function collectStream(stream: AsyncIterable<StreamGenerateResponse
         const d = k.value.delta;
         if (d.case === "text" && p.kind.case === "text") p.kind.value.text += d.value;
         else if (d.case === "thinking" && p.kind.case === "thinking") p.kind.value.text += d.value;
-        else if (d.case === "argumentsJson" && p.kind.case === "toolCall") args.set(key, (args.get(key) ?? "") + d.value);
+        else if (d.case === "argumentsJson" && p.kind.case === "toolCall" && p.kind.value.input === undefined) args.set(key, (args.get(key) ?? "") + d.value);
+        else if (d.case === "input" && p.kind.case === "toolCall" && p.kind.value.input !== undefined) p.kind.value.input += d.value;
         else if (d.case === "signature") p.signature = d.value;
         else if (d.case === "citation" && p.kind.case === "text") p.kind.value.citations.push(d.value);
         else throw new StreamOrderError(`delta ${d.case} does not fit part ${p.kind.case}`);

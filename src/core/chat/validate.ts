@@ -16,5 +16,12 @@ export function checkChatInput(input: ChatInput | undefined, opts: { requireTurn
     if (c.topK !== undefined && c.topK < 1) throw invalidArgument("top_k must be at least 1", "config.top_k");
     if (c.candidateCount !== undefined && (c.candidateCount < 1 || c.candidateCount > 8)) throw invalidArgument("candidate_count must be between 1 and 8", "config.candidate_count");
   }
+  input.tools.forEach((t, i) => {
+    if (t.kind.case !== "custom") return;
+    const { name, format } = t.kind.value;
+    if (!name) throw invalidArgument("a custom tool needs a name", `tools[${i}].custom.name`);
+    // Emulating a grammar elsewhere needs its text; newer format types pass to the upstreams that know them.
+    if (format?.type === "grammar" && typeof format.definition !== "string") throw invalidArgument("a grammar format needs a definition", `tools[${i}].custom.format.definition`);
+  });
   return input;
 }

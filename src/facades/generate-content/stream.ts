@@ -8,6 +8,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import type { StreamTranslator } from "../../lib/stream-translator.js";
 import type { CandidateFinish, Part, PromptFeedback, Signature, StreamGenerateResponse, Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { Code, coreError } from "../../core/errors.js";
+import { callArguments } from "../../core/chat/tool-calls.js";
 import type { ResponseOptions } from "./translate.js";
 import { fromCoreFinish, fromCoreLogprobs, fromCorePart, fromCorePromptFeedback, fromCoreSafetyRatings, fromCoreUsage, promptOnlyUsage, type WirePart } from "./translate-response.js";
 import { encodeHiddenThought, encodePartSignature } from "./thought-signature.js";
@@ -119,6 +120,11 @@ export class GenerateContentStreamTranslator implements StreamTranslator<StreamG
           op.args += d.value;
           return [];
         }
+        if (d.case === "input") {
+          // A custom tool's call: its free-text input, sent whole as args {"input": text} when it stops.
+          op.text += d.value;
+          return [];
+        }
         if (d.case === "thinking") {
           op.text += d.value;
           return this.opts.includeThoughts && d.value ? this.emit(ci, [{ text: d.value, thought: true }]) : [];
@@ -155,6 +161,10 @@ export class GenerateContentStreamTranslator implements StreamTranslator<StreamG
     if (kind.case === "thinking") {
       if (op.signature) c.pendingSignature = this.opts.includeThoughts ? encodePartSignature(op.signature) : encodeHiddenThought(op.text, op.signature);
       return [];
+    }
+    if (kind.case === "toolCall" && kind.value.input !== undefined) {
+      const wp: WirePart = { functionCall: { ...(kind.value.id ? { id: kind.value.id } : {}), name: kind.value.name, args: callArguments({ input: op.text }) } };
+      return this.emitPart(ci, wp, op, op.signature);
     }
     if (kind.case === "toolCall") {
       let args: JsonObject;

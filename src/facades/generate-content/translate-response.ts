@@ -18,6 +18,7 @@ import {
   type SafetyRating,
   type Usage,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { callArguments } from "../../core/chat/tool-calls.js";
 import type { ResponseOptions } from "./translate.js";
 import { encodeHiddenThought, encodePartSignature } from "./thought-signature.js";
 
@@ -114,7 +115,7 @@ export function fromCorePart(p: Part): WirePart | undefined {
       return undefined;
     }
     case "toolCall":
-      return { functionCall: { ...(k.value.id ? { id: k.value.id } : {}), name: k.value.name, args: k.value.arguments ?? {} } };
+      return { functionCall: { ...(k.value.id ? { id: k.value.id } : {}), name: k.value.name, args: callArguments(k.value) } };
     case "toolResult": {
       const text = k.value.content.flatMap((c) => (c.kind.case === "text" ? [c.kind.value.text] : [])).join("");
       const response = k.value.structured ?? (k.value.isError ? { error: text } : { output: text });

@@ -6,6 +6,7 @@
 // frame has an `event:` line (the SDKs drop frames without one).
 import { FinishReason, type Part, type PartDelta, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { StreamTranslator } from "../../lib/stream-translator.js";
+import { inputJsonClose, inputJsonFragment } from "../../core/chat/tool-calls.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorBody, toWireError } from "./errors.js";
 import { fromCorePart, stopReasonOf, usageOf, wireSignature } from "./translate.js";
@@ -46,6 +47,8 @@ interface OpenBlock {
   index: number;
   kind: "text" | "tool_use" | "thinking" | "redacted_thinking" | "whole";
   json: string;
+  /** A custom tool's call: its input deltas stream as the JSON text {"input": ...}. */
+  custom?: boolean;
   signature?: string;
 }
 
@@ -173,7 +176,7 @@ export class MessagesStreamTranslator implements StreamTranslator<StreamGenerate
     const start = (content_block: Record<string, unknown>) => out.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block } });
     if (k === "toolCall" && rendered.type === "tool_use") {
       this.sawToolCall = true;
-      this.block = { part, index, kind: "tool_use", json: "" };
+      this.block = { part, index, kind: "tool_use", json: "", custom: p.kind.case === "toolCall" && p.kind.value.input !== undefined };
       // The rendered block with its input left for the deltas (an Anthropic member call keeps its toolset_name).
       start({ ...rendered, input: {} });
     } else if (k === "thinking") {
@@ -218,9 +221,16 @@ export class MessagesStreamTranslator implements StreamTranslator<StreamGenerate
         if (b.kind !== "thinking") throw broken(`thinking delta in a ${b.kind} block`);
         return d.value ? [this.deltaFrame({ type: "thinking_delta", thinking: d.value })] : [];
       case "argumentsJson":
-        if (b.kind !== "tool_use") throw broken(`arguments delta in a ${b.kind} block`);
+        if (b.kind !== "tool_use" || b.custom) throw broken(`arguments delta in a ${b.kind} block`);
         b.json += d.value;
         return d.value ? [this.deltaFrame({ type: "input_json_delta", partial_json: d.value })] : [];
+      case "input": {
+        if (!b.custom) throw broken(`input delta in a ${b.kind} block`);
+        if (!d.value) return [];
+        const json = inputJsonFragment(d.value, b.json === "");
+        b.json += json;
+        return [this.deltaFrame({ type: "input_json_delta", partial_json: json })];
+      }
       case "signature":
         // Sent once, just before the block stops (a later signature replaces an earlier one).
         if (b.kind === "thinking") b.signature = wireSignature(d.value.issuer, d.value.value);
@@ -239,6 +249,11 @@ export class MessagesStreamTranslator implements StreamTranslator<StreamGenerate
     this.state = "open";
     if (b.index < 0) return []; // an empty text part: no block at all
     const out: SseFrame[] = [];
+    if (b.custom) {
+      const end = inputJsonClose(b.json !== "");
+      b.json += end;
+      out.push(this.deltaFrame({ type: "input_json_delta", partial_json: end }, b));
+    }
     if (b.kind === "tool_use") {
       if (b.json === "") {
         b.json = "{}";

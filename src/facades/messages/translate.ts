@@ -31,6 +31,7 @@ import {
   type Usage,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { decodeSignature, encodeSignature } from "../../core/chat/signature-codec.js";
+import { callArguments } from "../../core/chat/tool-calls.js";
 import * as wire from "./wire.js";
 
 export const VENDOR = "anthropic";
@@ -434,8 +435,9 @@ export function wireSignature(issuer: string, value: string): string {
  * call (`toolset_name` on a toolset member's call, `caller`) go back to the
  * client with it: they are this wire's own.
  */
-function toolUseBlock(p: Part, c: { id: string; name: string; arguments?: JsonObject | undefined }): wire.ResponseBlock {
-  const b: Record<string, unknown> = { type: "tool_use", id: c.id, name: c.name, input: c.arguments ?? {} };
+/** A tool call as tool_use; a custom tool's call (free-text input) has input {"input": text}. */
+function toolUseBlock(p: Part, c: { id: string; name: string; arguments?: JsonObject | undefined; input?: string | undefined }): wire.ResponseBlock {
+  const b: Record<string, unknown> = { type: "tool_use", id: c.id, name: c.name, input: callArguments(c) };
   const x = p.vendorExtras[VENDOR];
   if (x && !isWholeBlock(x)) for (const key of Object.keys(x)) if (!(key in b)) b[key] = x[key];
   return b as wire.ResponseBlock;

@@ -2,7 +2,9 @@
 // StreamGenerateResponse events into chat.completion.chunk bodies, in the
 // shape the openai SDK's stream() helper insists on (notes A.4/A.5/E.4):
 // per choice, a first delta with role "assistant"; each tool call's first
-// delta with index, id, type and name, then argument fragments; one
+// delta with index, id, type and name, then argument fragments (a custom
+// tool's call: type "custom", `custom: {name, input: ""}`, then
+// `custom: {input: <fragment>}` deltas, as OpenAI streams them); one
 // finish_reason chunk; with stream_options.include_usage, `usage: null` on
 // every chunk and a last chunk with `choices: []` and the usage. Every chunk
 // has the stream's id, created and model. A failure after the 200 is one
@@ -27,7 +29,7 @@ export interface StreamOptions extends Omit<ResponseOptions, "id"> {
 /** A frame: a chunk's own part, an error after the 200, a keep-alive, or the end mark. */
 export type Frame = { chunk: wire.ChunkBody } | { error: OpenAIErrorBody } | "ping" | "done";
 
-type PartKind = "text" | "refusal" | "thinking" | "tool" | "legacy" | "skip";
+type PartKind = "text" | "refusal" | "thinking" | "tool" | "custom" | "legacy" | "skip";
 
 interface ChoiceState {
   roleSent: boolean;
@@ -168,9 +170,10 @@ export class ChatStreamTranslator implements StreamTranslator<StreamGenerateResp
     if (k === "toolCall" || whole) {
       c.hasToolCall = true;
       const tool = c.nextTool++;
+      const custom = k === "toolCall" && p.kind.value.input !== undefined;
       if (this.o.legacyFunctions) {
-        // The functions API has one call: the first one.
-        if (tool > 0 || k !== "toolCall") {
+        // The functions API has one call: the first one, of a function.
+        if (tool > 0 || k !== "toolCall" || custom) {
           c.parts.set(index, { kind: "skip", tool });
           return out;
         }
@@ -178,9 +181,13 @@ export class ChatStreamTranslator implements StreamTranslator<StreamGenerateResp
         out.push(this.chunk(ci, { function_call: { name: p.kind.value.name, arguments: "" } }));
         return out;
       }
-      c.parts.set(index, { kind: "tool", tool });
+      c.parts.set(index, { kind: custom ? "custom" : "tool", tool });
       const first: JsonObject =
-        k === "toolCall" ? { index: tool, id: p.kind.value.id, type: "function", function: { name: p.kind.value.name, arguments: "" } } : { index: tool, ...(whole as JsonObject) };
+        k !== "toolCall"
+          ? { index: tool, ...(whole as JsonObject) }
+          : custom
+            ? { index: tool, id: p.kind.value.id, type: "custom", custom: { name: p.kind.value.name, input: "" } }
+            : { index: tool, id: p.kind.value.id, type: "function", function: { name: p.kind.value.name, arguments: "" } };
       out.push(this.chunk(ci, { tool_calls: [first] }));
       return out;
     }
@@ -218,6 +225,8 @@ export class ChatStreamTranslator implements StreamTranslator<StreamGenerateResp
         if (part.kind === "tool") return [this.chunk(ci, { tool_calls: [{ index: part.tool, function: { arguments: d.value } }] })];
         if (part.kind === "legacy") return [this.chunk(ci, { function_call: { arguments: d.value } })];
         return [];
+      case "input":
+        return part.kind === "custom" ? [this.chunk(ci, { tool_calls: [{ index: part.tool, custom: { input: d.value } }] })] : [];
       default:
         // Signatures and other vendors' citations have no place in this wire.
         return [];

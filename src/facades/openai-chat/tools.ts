@@ -1,7 +1,8 @@
 // Chat Completions tools and tool choices -> neutral ones: function tools
-// (their `strict` for OpenAI), custom tools and tools of newer types (vendor
-// tools OpenAI alone takes), the legacy functions API, and the tool_choice
-// forms the neutral choice cannot say (kept as sent for OpenAI). Pure.
+// (their `strict` for OpenAI), custom tools (free-text input, a grammar:
+// neutral custom tools every vendor takes), tools of newer types (vendor tools
+// OpenAI alone takes), the legacy functions API, and the tool_choice forms the
+// neutral choice cannot say (kept as sent for OpenAI). Pure.
 import type { JsonObject } from "@bufbuild/protobuf";
 import { unknownFields } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
@@ -11,6 +12,33 @@ import type * as wire from "./wire.js";
 
 const FUNCTION_TOOL_FIELDS = new Set(["type", "function"]);
 const FUNCTION_DECL_FIELDS = new Set(["name", "description", "parameters"]);
+const CUSTOM_TOOL_FIELDS = new Set(["type", "custom"]);
+const CUSTOM_DECL_FIELDS = new Set(["name", "description", "format"]);
+const GRAMMAR_FORMAT_FIELDS = new Set(["type", "grammar"]);
+
+/**
+ * A custom tool's format as the neutral model has it: a grammar flat
+ * ({type, syntax, definition}, where this wire nests it under `grammar`), any
+ * other format as sent. Fields beside `grammar` ride in the extras, for OpenAI.
+ */
+function customFormat(f: JsonObject): { format: JsonObject; beside?: JsonObject } {
+  const g = f.grammar;
+  if (f.type !== "grammar" || !g || typeof g !== "object" || Array.isArray(g)) return { format: f };
+  const beside = unknownFields(f, GRAMMAR_FORMAT_FIELDS);
+  return { format: { type: "grammar", ...(g as JsonObject) }, ...(beside ? { beside } : {}) };
+}
+
+function customTool(t: wire.CustomTool): Tool {
+  const c = t.custom;
+  const f = c.format ? customFormat(c.format as JsonObject) : undefined;
+  let extras = extrasOf(t, CUSTOM_TOOL_FIELDS, "custom", CUSTOM_DECL_FIELDS);
+  if (f?.beside) {
+    const x = { ...(extras.vendorExtras?.[VENDOR] ?? {}) };
+    x.custom = { ...((x.custom as JsonObject | undefined) ?? {}), format: f.beside };
+    extras = { vendorExtras: { [VENDOR]: x } };
+  }
+  return create(ToolSchema, { kind: { case: "custom", value: { name: c.name, description: c.description ?? "", ...(f ? { format: f.format } : {}) } }, ...extras });
+}
 
 export function toCoreTool(t: wire.Tool): Tool {
   if (t.type === "function") {
@@ -21,7 +49,8 @@ export function toCoreTool(t: wire.Tool): Tool {
       ...extrasOf(t, FUNCTION_TOOL_FIELDS, "function", FUNCTION_DECL_FIELDS),
     });
   }
-  // A custom tool (free-form input, a grammar) or one of a newer type: whole, for OpenAI only; other vendors refuse it.
+  if (t.type === "custom") return customTool(t as wire.CustomTool);
+  // A tool of a newer type: whole, for OpenAI only; other vendors refuse it.
   const { type, ...config } = t as { type: string } & Record<string, unknown>;
   const inner = config[type] as { name?: unknown } | undefined;
   const name = typeof inner?.name === "string" ? inner.name : typeof config.name === "string" ? config.name : "";

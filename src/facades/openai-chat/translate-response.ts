@@ -4,8 +4,9 @@
 //
 // What an OpenAI upstream answered beyond the neutral model comes back as it
 // was: a refusal (a text part standing in for OpenAI's refusal), annotations
-// and other message fields (vendor_extras.openai of a text part), a custom
-// tool's call (a whole tool call), system_fingerprint and service_tier.
+// and other message fields (vendor_extras.openai of a text part), a call of a
+// newer tool type (a whole tool call), system_fingerprint and service_tier.
+// A call with free-text input (ToolCall.input) is a custom tool's call.
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { isWholeBlock } from "../../core/json-fields.js";
@@ -31,9 +32,20 @@ export function completionId(upstream: string, fresh: string): string {
   return upstream.startsWith("chatcmpl-") ? upstream : fresh;
 }
 
+/** Fingerprints made so far: a handful of backends answer, and a hash a response is a measurable cost. */
+const fingerprints = new Map<string, string>();
+const MAX_FINGERPRINTS = 1024;
+
 /** A stable fingerprint of the backend that answered, when the upstream gave none. */
 export function fingerprintOf(channel: string, modelVersion: string): string {
-  return "fp_" + createHash("sha256").update(`${channel}\0${modelVersion}`).digest("hex").slice(0, 10);
+  const key = `${channel}\0${modelVersion}`;
+  let fp = fingerprints.get(key);
+  if (fp === undefined) {
+    fp = "fp_" + createHash("sha256").update(key).digest("hex").slice(0, 10);
+    if (fingerprints.size >= MAX_FINGERPRINTS) fingerprints.clear();
+    fingerprints.set(key, fp);
+  }
+  return fp;
 }
 
 const n = (v: bigint | undefined) => Number(v ?? 0n);
@@ -97,7 +109,7 @@ export function messageFieldsOf(p: Part): JsonObject | undefined {
   return p.kind.case === "text" && x && !isWholeBlock(x) ? x : undefined;
 }
 
-/** A whole OpenAI tool call carried by a part with no kind (a custom tool's call). */
+/** A whole OpenAI tool call carried by a part with no kind (a call of a newer tool type). */
 export function wholeToolCall(p: Part): JsonObject | undefined {
   const x = p.kind.case === undefined ? openaiOf(p) : undefined;
   return x && isWholeBlock(x) && typeof x.id === "string" ? x : undefined;
@@ -112,8 +124,9 @@ export function contentText(p: Part): string {
   return "";
 }
 
-export function toolCallOf(p: Part): wire.ResponseToolCall | JsonObject | undefined {
+export function toolCallOf(p: Part): wire.ResponseToolCall | wire.ResponseCustomToolCall | JsonObject | undefined {
   const k = p.kind;
+  if (k.case === "toolCall" && k.value.input !== undefined) return { id: k.value.id, type: "custom", custom: { name: k.value.name, input: k.value.input } };
   if (k.case === "toolCall") return { id: k.value.id, type: "function", function: { name: k.value.name, arguments: JSON.stringify(k.value.arguments ?? {}) } };
   return wholeToolCall(p);
 }
@@ -129,7 +142,7 @@ export function messageOf(parts: Part[], legacyFunctions: boolean): MessageOut {
   let reasoning = "";
   let refusal: string | null = null;
   const annotations: unknown[] = [];
-  const calls: (wire.ResponseToolCall | JsonObject)[] = [];
+  const calls: (wire.ResponseToolCall | wire.ResponseCustomToolCall | JsonObject)[] = [];
   const fields: JsonObject = {};
   for (const p of parts) {
     if (p.kind.case === "thinking") reasoning += p.kind.value.text;

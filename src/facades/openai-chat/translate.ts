@@ -72,9 +72,21 @@ function argumentsOf(json: string): { args: JsonObject; raw?: string } {
   }
 }
 
+const CUSTOM_CALL_FIELDS = new Set(["id", "type", "custom"]);
+const CUSTOM_FIELDS = new Set(["name", "input"]);
+
 function toolCallPart(tc: wire.ToolCall, names: Map<string, string>): Part {
+  if (tc.type === "custom") {
+    // A custom tool's call: its free-text input.
+    const cc = tc as wire.CustomToolCall;
+    names.set(cc.id, cc.custom.name);
+    return create(PartSchema, {
+      kind: { case: "toolCall", value: { id: cc.id, name: cc.custom.name, input: cc.custom.input } },
+      ...extrasOf(cc, CUSTOM_CALL_FIELDS, "custom", CUSTOM_FIELDS),
+    });
+  }
   if (tc.type !== "function") {
-    // A custom tool's call, or a newer kind: whole, for OpenAI.
+    // A call of a newer kind: whole, for OpenAI.
     const inner = (tc as Record<string, unknown>)[tc.type] as { name?: unknown } | undefined;
     if (typeof inner?.name === "string") names.set(tc.id, inner.name);
     return opaquePart(VENDOR, tc);

@@ -80,6 +80,7 @@ const futureToolCall = z.looseObject({
 export const toolCall = z.union([z.discriminatedUnion("type", [functionCall, customToolCall]), futureToolCall]);
 export type ToolCall = z.infer<typeof toolCall>;
 export type FunctionCall = z.infer<typeof functionCall>;
+export type CustomToolCall = z.infer<typeof customToolCall>;
 
 /** The legacy single call of the functions API. */
 const legacyCall = z.looseObject({ name: z.string().min(1), arguments: z.string() });
@@ -244,6 +245,13 @@ export interface ResponseToolCall {
   function: { name: string; arguments: string };
 }
 
+/** A custom tool's call: its free-text input. */
+export interface ResponseCustomToolCall {
+  id: string;
+  type: "custom";
+  custom: { name: string; input: string };
+}
+
 export interface TopLogprob {
   token: string;
   logprob: number;
@@ -266,7 +274,7 @@ export interface ResponseMessage {
   content: string | null;
   refusal: string | null;
   annotations: unknown[];
-  tool_calls?: (ResponseToolCall | Record<string, unknown>)[];
+  tool_calls?: (ResponseToolCall | ResponseCustomToolCall | Record<string, unknown>)[];
   function_call?: { name: string; arguments: string };
   reasoning_content?: string;
   [extra: string]: unknown;

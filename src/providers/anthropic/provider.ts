@@ -17,12 +17,14 @@ export function anthropicChatProvider(up: Upstream): ChatProvider {
     generate(input, ctx) {
       return promiseOf(() => {
         const { body, betas, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: false });
-        return postMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas }, (m) => unwrapResponse(fromVendorResponse(m, { model: input.model, channel: up.channel }), plan.json));
+        return postMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas }, (m) =>
+          unwrapResponse(fromVendorResponse(m, { model: input.model, channel: up.channel, customTools: plan.customTools }), plan.json),
+        );
       });
     },
     stream(input, ctx) {
       const { body, betas, plan } = toVendorRequest(input, ctx.upstreamModel, { stream: true });
-      const tr = new AnthropicStreamTranslator({ model: input.model, channel: up.channel });
+      const tr = new AnthropicStreamTranslator({ model: input.model, channel: up.channel, customTools: plan.customTools });
       return unwrapStream(
         streamMessages(up, body, { signal: ctx.signal, requestId: ctx.requestId, betas }, (e) => tr.push(e)),
         plan.json,

@@ -4,6 +4,7 @@
 // blocks are sent when Anthropic signed them and dropped otherwise (another
 // vendor's thoughts cannot be verified here). Features Anthropic lacks are
 // refused with the neutral field path (unsupported()); see docs/translation.md.
+// Custom tools (free-text input) are emulated: shared/custom-tools.ts.
 // What a Messages client sent that the neutral model does not carry
 // (vendor_extras.anthropic on the input, its turns, parts and tools) is put
 // back as it was sent.
@@ -13,6 +14,8 @@ import { jsonOutputOf, type JsonOutput } from "../shared/json-output.js";
 import { enforceableSafetyIndex, IMAGE_TYPES, refuseForeignExtras, mediaBase64, mediaText, safeToolId } from "../shared/parts.js";
 import { unsupported } from "../shared/http-errors.js";
 import { isWholeBlock, opaqueBlock, overlayFields } from "../../core/json-fields.js";
+import { callArguments } from "../../core/chat/tool-calls.js";
+import { customToolNames, emulatedDescription, emulatedParameters } from "../shared/custom-tools.js";
 import type * as wire from "./wire.js";
 
 export const VENDOR = "anthropic";
@@ -21,6 +24,8 @@ export const DEFAULT_MAX_TOKENS = 8192;
 const MIN_BUDGET = 1024;
 export interface AnthropicPlan {
   json: JsonOutput;
+  /** Names of the emulated custom tools: their calls come back with free-text input. */
+  customTools: ReadonlySet<string>;
 }
 
 export interface AnthropicRequestOut {
@@ -96,7 +101,7 @@ function toBlocks(p: Part, ti: number, pi: number): wire.RequestBlock[] {
     case "media":
       return [mediaBlock(p, partField(ti, pi))];
     case "toolCall":
-      return [{ ...extras(p), type: "tool_use", id: safeToolId(k.value.id), name: k.value.name, input: k.value.arguments ?? {}, ...cacheControl(p.cacheControl) }];
+      return [{ ...extras(p), type: "tool_use", id: safeToolId(k.value.id), name: k.value.name, input: callArguments(k.value), ...cacheControl(p.cacheControl) }];
     case "toolResult": {
       const r = k.value;
       const content: wire.RequestBlock[] = r.content.flatMap((c, i) => {
@@ -185,6 +190,9 @@ function toTool(t: Tool, i: number): wire.RequestTool {
         input_schema: k.value.parameters ?? { type: "object", properties: {} },
         ...cc,
       };
+    case "custom":
+      // Emulated: a function tool with one string parameter, "input".
+      return { ...t.vendorExtras[VENDOR], name: k.value.name, description: emulatedDescription(k.value), input_schema: emulatedParameters(k.value), ...cc };
     case "vendor":
       // Anthropic's own (a Messages client's, any type), or one typed like Anthropic's (dated).
       if (k.value.vendor ? k.value.vendor !== VENDOR : !/_\d{8}$|^tool_search_tool_(?:bm25|regex)$/.test(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
@@ -313,7 +321,7 @@ export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: {
   if (th.effort) outputConfig.effort = th.effort;
   if (Object.keys(outputConfig).length) body.output_config = outputConfig;
   if (ve) clientFields(body, ve);
-  return { body, betas: input.metadata?.betas ?? [], plan: { json } };
+  return { body, betas: input.metadata?.betas ?? [], plan: { json, customTools: customToolNames(input.tools) } };
 }
 
 const THINKING_TYPES = new Set(["enabled", "disabled", "adaptive", "between_tools"]);

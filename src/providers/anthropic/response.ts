@@ -1,10 +1,12 @@
 // Anthropic Messages response -> neutral GenerateResponse. Pure.
 // Signatures become {issuer: "anthropic"}; fields the neutral model does not
 // name ride in vendor_extras["anthropic"] so a same-vendor round trip keeps them.
+// A tool_use of an emulated custom tool is a call with free-text input.
 import { type JsonObject } from "@bufbuild/protobuf";
 import { opaquePart, unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import { CandidateSchema, FinishReason, GenerateResponseSchema, PartSchema, UsageSchema, type GenerateResponse, type Part, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { customInputOf } from "../shared/custom-tools.js";
 import { argsObject } from "../shared/parts.js";
 import { VENDOR } from "./request.js";
 import type * as wire from "./wire.js";
@@ -53,8 +55,14 @@ const THINKING_FIELDS = new Set(["type", "thinking", "signature"]);
 const REDACTED_FIELDS = new Set(["type", "data"]);
 const TOOL_USE_FIELDS = new Set(["type", "id", "name", "input"]);
 
-/** One content block -> a neutral part; blocks the neutral model has no kind for keep their JSON in vendor_extras. */
-export function partOf(b: wire.ResponseBlock): Part {
+const NO_CUSTOM: ReadonlySet<string> = new Set();
+
+/**
+ * One content block -> a neutral part; blocks the neutral model has no kind
+ * for keep their JSON in vendor_extras. A tool_use named in `custom` is a
+ * custom tool's call.
+ */
+export function partOf(b: wire.ResponseBlock, custom: ReadonlySet<string> = NO_CUSTOM): Part {
   switch (b.type) {
     case "text":
       return create(PartSchema, {
@@ -69,14 +77,11 @@ export function partOf(b: wire.ResponseBlock): Part {
       });
     case "redacted_thinking":
       return create(PartSchema, { kind: { case: "redactedThinking", value: { data: b.data ?? "", issuer: VENDOR } }, vendorExtras: extrasOf(b, REDACTED_FIELDS) });
-    case "tool_use":
-      return create(PartSchema, {
-        kind: {
-          case: "toolCall",
-          value: { id: b.id ?? "", name: b.name ?? "", arguments: typeof b.input === "string" ? argsObject(b.input) : ((b.input ?? {}) as JsonObject) },
-        },
-        vendorExtras: extrasOf(b, TOOL_USE_FIELDS),
-      });
+    case "tool_use": {
+      const args = typeof b.input === "string" ? argsObject(b.input) : ((b.input ?? {}) as JsonObject);
+      const call = custom.has(b.name ?? "") ? { input: customInputOf(args) } : { arguments: args };
+      return create(PartSchema, { kind: { case: "toolCall", value: { id: b.id ?? "", name: b.name ?? "", ...call } }, vendorExtras: extrasOf(b, TOOL_USE_FIELDS) });
+    }
     default:
       return opaquePart(VENDOR, b);
   }
@@ -92,8 +97,8 @@ export function messageExtras(m: wire.MessageResponse): Record<string, JsonObjec
   return out ? { [VENDOR]: out } : {};
 }
 
-export function fromVendorResponse(m: wire.MessageResponse, ctx: { model: string; channel: string }): GenerateResponse {
-  const parts = (m.content ?? []).map(partOf);
+export function fromVendorResponse(m: wire.MessageResponse, ctx: { model: string; channel: string; customTools?: ReadonlySet<string> }): GenerateResponse {
+  const parts = (m.content ?? []).map((b) => partOf(b, ctx.customTools));
   const fin = finishOf(m.stop_reason);
   return create(GenerateResponseSchema, {
     id: m.id ?? "",

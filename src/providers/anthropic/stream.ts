@@ -1,12 +1,16 @@
 // Anthropic stream events -> neutral stream events: an explicit state machine
 // per response. Pure: the client feeds it parsed SSE events. Blocks the neutral
 // model has no kind for (server tool use and its results) are collected whole
-// and passed on as one part carrying their JSON in vendor_extras.
+// and passed on as one part carrying their JSON in vendor_extras. A tool_use
+// of an emulated custom tool is a call with free-text input: its argument JSON
+// is held until the block stops (the "input" string is only known whole
+// then), and the input goes out as one input delta.
 import { type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import type { StreamTranslator } from "../../lib/stream-translator.js";
 import { PartDeltaSchema, StreamGenerateResponseSchema, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { partSkeleton } from "../../core/chat/stream.js";
+import { customInputOf } from "../shared/custom-tools.js";
 import { argsObject } from "../shared/parts.js";
 import { protocolError } from "../shared/http-errors.js";
 import { streamError } from "./errors.js";
@@ -27,6 +31,8 @@ interface Block {
   sawArgs: boolean;
   /** Blocks without a neutral kind: collected until they stop. */
   raw?: wire.ResponseBlock;
+  /** A custom tool's call: its argument JSON, held until the block stops. */
+  custom?: boolean;
   rawJson: string;
 }
 
@@ -41,7 +47,7 @@ export class AnthropicStreamTranslator implements StreamTranslator<wire.StreamEv
   /** Set once message_stop arrived. */
   stopped = false;
 
-  constructor(private readonly ctx: { model: string; channel: string }) {}
+  constructor(private readonly ctx: { model: string; channel: string; customTools?: ReadonlySet<string> }) {}
 
   private delta(index: number, delta: DeltaInit): Ev {
     return ev({ case: "partDelta", value: { candidateIndex: 0, index, delta } });
@@ -109,9 +115,9 @@ export class AnthropicStreamTranslator implements StreamTranslator<wire.StreamEv
       return [];
     }
     const index = this.next++;
-    const b: Block = { index, type: cb.type, sawArgs: false, rawJson: "" };
+    const part = partOf(cb, this.ctx.customTools);
+    const b: Block = { index, type: cb.type, sawArgs: false, rawJson: "", custom: part.kind.case === "toolCall" && part.kind.value.input !== undefined };
     this.blocks.set(i, b);
-    const part = partOf(cb);
     const out: Ev[] = [ev({ case: "partStart", value: { candidateIndex: 0, index, part: partSkeleton(part) } })];
     if (cb.type === "text" && cb.text) out.push(this.delta(index, { case: "text", value: cb.text }));
     if (cb.type === "thinking" && cb.thinking) out.push(this.delta(index, { case: "thinking", value: cb.thinking }));
@@ -123,8 +129,11 @@ export class AnthropicStreamTranslator implements StreamTranslator<wire.StreamEv
   private blockDelta(i: number, d: NonNullable<wire.StreamEvent["delta"]>): Ev[] {
     const b = this.blocks.get(i);
     if (!b) throw protocolError(VENDOR, `delta for block ${i} that was not started`);
-    if (b.raw) {
-      if (d.type === "input_json_delta" && d.partial_json) b.rawJson += d.partial_json;
+    if (b.raw || b.custom) {
+      if (d.type === "input_json_delta" && d.partial_json) {
+        b.rawJson += d.partial_json;
+        b.sawArgs = true;
+      }
       return [];
     }
     switch (d.type) {
@@ -155,7 +164,10 @@ export class AnthropicStreamTranslator implements StreamTranslator<wire.StreamEv
       return [ev({ case: "partStart", value: { candidateIndex: 0, index, part: partOf(b.raw) } }), ev({ case: "partStop", value: { candidateIndex: 0, index } })];
     }
     const out: Ev[] = [];
-    if (b.type === "tool_use" && !b.sawArgs && b.startInput) out.push(this.delta(b.index, { case: "argumentsJson", value: JSON.stringify(b.startInput) }));
+    if (b.custom) {
+      const input = customInputOf(b.sawArgs ? argsObject(b.rawJson) : (b.startInput as JsonObject | undefined));
+      if (input) out.push(this.delta(b.index, { case: "input", value: input }));
+    } else if (b.type === "tool_use" && !b.sawArgs && b.startInput) out.push(this.delta(b.index, { case: "argumentsJson", value: JSON.stringify(b.startInput) }));
     out.push(ev({ case: "partStop", value: { candidateIndex: 0, index: b.index } }));
     return out;
   }

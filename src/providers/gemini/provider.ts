@@ -20,13 +20,13 @@ export function geminiChatProvider(up: Upstream): ChatProvider {
       return promiseOf(() => {
         const { body, plan } = toVendorRequest(input);
         return generateContent(up, ctx.upstreamModel, body, { signal: ctx.signal, requestId: ctx.requestId }, (r) =>
-          fromVendorResponse(r, { model: input.model, channel: up.channel, newId, singleCall: plan.singleCall }),
+          fromVendorResponse(r, { model: input.model, channel: up.channel, newId, singleCall: plan.singleCall, customTools: plan.customTools }),
         );
       });
     },
     stream(input, ctx) {
       const { body, plan } = toVendorRequest(input);
-      const tr = new GeminiStreamTranslator({ model: input.model, channel: up.channel, newId, singleCall: plan.singleCall });
+      const tr = new GeminiStreamTranslator({ model: input.model, channel: up.channel, newId, singleCall: plan.singleCall, customTools: plan.customTools });
       return streamGenerateContent(up, ctx.upstreamModel, body, { signal: ctx.signal, requestId: ctx.requestId }, (chunk) => tr.push(chunk));
     },
     async countTokens(input, ctx) {

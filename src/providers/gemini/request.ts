@@ -8,7 +8,8 @@
 // (the step came from another vendor) gets Google's documented placeholder.
 // What a GenAI client sent that the neutral model does not carry
 // (vendor_extras.gemini on the input, its turns, parts and tools) is put back
-// as it was sent.
+// as it was sent. Custom tools (free-text input) are emulated:
+// shared/custom-tools.ts.
 import {
   CodeOutcome,
   HarmBlockThreshold,
@@ -22,6 +23,8 @@ import {
   type Tool,
   type Turn,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { callArguments } from "../../core/chat/tool-calls.js";
+import { customToolNames, emulatedDescription, emulatedParameters } from "../shared/custom-tools.js";
 import { mediaBase64, refuseForeignExtras, toolResultText } from "../shared/parts.js";
 import { unsupported } from "../shared/http-errors.js";
 import { overlayFields } from "../../core/json-fields.js";
@@ -67,7 +70,7 @@ function dataPart(p: Part, field: string, resultName = ""): wire.Part | undefine
       return { inlineData: { mimeType: m.mimeType, data: mediaBase64(m) } };
     }
     case "toolCall":
-      return { functionCall: { ...(k.value.id ? { id: k.value.id } : {}), name: k.value.name, args: (k.value.arguments ?? {}) as Record<string, unknown> } };
+      return { functionCall: { ...(k.value.id ? { id: k.value.id } : {}), name: k.value.name, args: callArguments(k.value) as Record<string, unknown> } };
     case "toolResult": {
       const r = k.value;
       const text = toolResultText(r.content);
@@ -173,6 +176,11 @@ function toTools(tools: Tool[]): wire.Tool[] {
         else d.parametersJsonSchema = toGeminiJsonSchema(params);
       }
       decls.push(d);
+    } else if (k.case === "custom") {
+      // Emulated: a function with one string parameter, "input".
+      const params = emulatedParameters(k.value);
+      const schema = toGeminiSchema(params);
+      decls.push({ ...t.vendorExtras[VENDOR], name: k.value.name, description: emulatedDescription(k.value), ...(schema ? { parameters: schema } : { parametersJsonSchema: params }) });
     } else if (k.case === "codeExecution") others.push({ codeExecution: {} });
     else if (k.case === "vendor") {
       // Gemini's own (a GenAI client's, any kind), or one of its built-ins by name.
@@ -243,6 +251,8 @@ function generationConfig(input: ChatInput): wire.GenerationConfig | undefined {
 export interface GeminiPlan {
   /** The client asked for at most one tool call per answer (Gemini has no such switch: extra calls are dropped). */
   singleCall: boolean;
+  /** Names of the emulated custom tools: their calls come back with free-text input. */
+  customTools: ReadonlySet<string>;
 }
 
 export function toVendorRequest(input: ChatInput): { body: wire.GenerateContentRequest; plan: GeminiPlan } {
@@ -279,5 +289,5 @@ export function toVendorRequest(input: ChatInput): { body: wire.GenerateContentR
   // The client's own fields: unknown ones, its tool settings beside the calling mode, values the neutral model could not carry.
   const ve = input.vendorExtras[VENDOR];
   if (ve) overlayFields(body as Record<string, unknown>, ve);
-  return { body, plan: { singleCall: !!tc?.disableParallel } };
+  return { body, plan: { singleCall: !!tc?.disableParallel, customTools: customToolNames(input.tools) } };
 }

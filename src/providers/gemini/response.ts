@@ -2,7 +2,8 @@
 // thoughtSignatures become {issuer: "gemini"} on the part they came with (a
 // signature-only empty text part joins the part before it); thought parts
 // become thinking; a function call without an id gets a generated one; a stop
-// with function calls is a tool use.
+// with function calls is a tool use. A functionCall of an emulated custom
+// tool is a call with free-text input.
 import { type JsonObject } from "@bufbuild/protobuf";
 import { vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
@@ -30,6 +31,7 @@ import {
   type SafetyRating,
   type Usage,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { customInputOf } from "../shared/custom-tools.js";
 import { VENDOR } from "./request.js";
 import type * as wire from "./wire.js";
 
@@ -116,12 +118,16 @@ export function usageOf(u: wire.UsageMetadata | undefined): Usage {
 
 const OUTCOME: Record<string, CodeOutcome> = { OUTCOME_OK: CodeOutcome.OK, OUTCOME_FAILED: CodeOutcome.FAILED, OUTCOME_DEADLINE_EXCEEDED: CodeOutcome.DEADLINE_EXCEEDED };
 
-/** One Gemini part -> a neutral part (undefined for a signature-only empty text). */
-export function partOf(p: wire.Part, newId: () => string): Part | undefined {
+const NO_CUSTOM: ReadonlySet<string> = new Set();
+
+/** One Gemini part -> a neutral part (undefined for a signature-only empty text); a call named in `custom` is a custom tool's call. */
+export function partOf(p: wire.Part, newId: () => string, custom: ReadonlySet<string> = NO_CUSTOM): Part | undefined {
   const sig = p.thoughtSignature ? { signature: { issuer: VENDOR, value: p.thoughtSignature } } : {};
   if (p.functionCall) {
     const fc = p.functionCall;
-    return create(PartSchema, { kind: { case: "toolCall", value: { id: fc.id || newId(), name: fc.name, arguments: (fc.args ?? {}) as JsonObject } }, ...sig });
+    const args = (fc.args ?? {}) as JsonObject;
+    const call = custom.has(fc.name) ? { input: customInputOf(args) } : { arguments: args };
+    return create(PartSchema, { kind: { case: "toolCall", value: { id: fc.id || newId(), name: fc.name, ...call } }, ...sig });
   }
   if (p.inlineData)
     return create(PartSchema, {
@@ -158,12 +164,12 @@ export function logprobsOf(l: wire.Candidate["logprobsResult"]): LogprobsResult 
  * request.ts puts it back on that part for Gemini), and an empty text part
  * that only carries a signature hands it to the part before.
  */
-export function partsOf(list: wire.Part[] | undefined, newId: () => string, singleCall: boolean): Part[] {
+export function partsOf(list: wire.Part[] | undefined, newId: () => string, singleCall: boolean, custom: ReadonlySet<string> = NO_CUSTOM): Part[] {
   const out: Part[] = [];
   let calls = 0;
   for (const wp of list ?? []) {
     if (wp.functionCall && singleCall && calls++ > 0) continue;
-    const p = partOf(wp, newId);
+    const p = partOf(wp, newId, custom);
     if (!p) continue;
     const prev = out.at(-1);
     if (p.signature && p.kind.case !== "thinking" && prev && !prev.signature && (prev.kind.case === "thinking" || (p.kind.case === "text" && p.kind.value.text === ""))) {
@@ -176,8 +182,8 @@ export function partsOf(list: wire.Part[] | undefined, newId: () => string, sing
   return out;
 }
 
-function candidateOf(c: wire.Candidate, i: number, newId: () => string, singleCall: boolean): Candidate {
-  const parts = partsOf(c.content?.parts, newId, singleCall);
+function candidateOf(c: wire.Candidate, i: number, newId: () => string, singleCall: boolean, custom: ReadonlySet<string>): Candidate {
+  const parts = partsOf(c.content?.parts, newId, singleCall, custom);
   const fin = finishOf(
     c.finishReason ?? "STOP",
     parts.some((p) => p.kind.case === "toolCall"),
@@ -203,7 +209,10 @@ export function responseExtras(r: wire.GenerateContentResponse): Record<string, 
   return vendorExtrasOf(VENDOR, r, RESPONSE_FIELDS);
 }
 
-export function fromVendorResponse(r: wire.GenerateContentResponse, ctx: { model: string; channel: string; newId: () => string; singleCall?: boolean }): GenerateResponse {
+export function fromVendorResponse(
+  r: wire.GenerateContentResponse,
+  ctx: { model: string; channel: string; newId: () => string; singleCall?: boolean; customTools?: ReadonlySet<string> },
+): GenerateResponse {
   const pf = promptFeedbackOf(r.promptFeedback);
   return create(GenerateResponseSchema, {
     id: r.responseId ?? "",
@@ -213,6 +222,6 @@ export function fromVendorResponse(r: wire.GenerateContentResponse, ctx: { model
     usage: usageOf(r.usageMetadata),
     ...(pf ? { promptFeedback: pf } : {}),
     vendorExtras: responseExtras(r),
-    candidates: (r.candidates ?? []).map((c, i) => candidateOf(c, i, ctx.newId, ctx.singleCall ?? false)),
+    candidates: (r.candidates ?? []).map((c, i) => candidateOf(c, i, ctx.newId, ctx.singleCall ?? false, ctx.customTools ?? NO_CUSTOM)),
   });
 }

@@ -3,7 +3,8 @@
 // thought pieces extend the open part of their kind; a function call, media or
 // code part is whole in one chunk; a thoughtSignature is a signature delta on
 // the part it came with (an empty text carrying only a signature lands on the
-// open part). The chunk with a finishReason finishes its candidate; the body
+// open part). A call of an emulated custom tool arrives whole too: its input
+// goes out as one input delta. The chunk with a finishReason finishes its candidate; the body
 // ending before that is left to the stream guard to report.
 import { type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
@@ -32,7 +33,7 @@ export class GeminiStreamTranslator implements StreamTranslator<wire.GenerateCon
   private cands = new Map<number, CandState>();
   private feedbackSent = false;
 
-  constructor(private readonly ctx: { model: string; channel: string; newId: () => string; singleCall?: boolean }) {}
+  constructor(private readonly ctx: { model: string; channel: string; newId: () => string; singleCall?: boolean; customTools?: ReadonlySet<string> }) {}
 
   private cand(i: number): CandState {
     let c = this.cands.get(i);
@@ -63,7 +64,9 @@ export class GeminiStreamTranslator implements StreamTranslator<wire.GenerateCon
     const out = this.close(ci, c);
     const index = c.next++;
     out.push(ev({ case: "partStart", value: { candidateIndex: ci, index, part: partSkeleton(p) } }));
-    if (p.kind.case === "toolCall") out.push(this.delta(ci, index, { case: "argumentsJson", value: JSON.stringify(p.kind.value.arguments ?? {}) }));
+    if (p.kind.case === "toolCall" && p.kind.value.input !== undefined) {
+      if (p.kind.value.input) out.push(this.delta(ci, index, { case: "input", value: p.kind.value.input }));
+    } else if (p.kind.case === "toolCall") out.push(this.delta(ci, index, { case: "argumentsJson", value: JSON.stringify(p.kind.value.arguments ?? {}) }));
     if (p.signature) out.push(this.signature(ci, index, p.signature.value));
     out.push(ev({ case: "partStop", value: { candidateIndex: ci, index } }));
     return out;
@@ -104,7 +107,7 @@ export class GeminiStreamTranslator implements StreamTranslator<wire.GenerateCon
       if (this.ctx.singleCall && c.calls > 0) return [];
       c.calls++;
     }
-    const p = partOf(wp, this.ctx.newId);
+    const p = partOf(wp, this.ctx.newId, this.ctx.customTools);
     if (!p) return [];
     // The thinking's signature stays with the thinking (see response.ts partsOf).
     const pre = this.signOpenThinking(ci, c, p.signature?.value);

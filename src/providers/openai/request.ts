@@ -5,6 +5,7 @@
 // and features Chat Completions lacks are refused with the neutral field path.
 // `official` is true for api.openai.com, which wants max_completion_tokens and
 // rejects top_k; compatible servers take max_tokens and top_k.
+// Custom tools (free-text input) and their calls are native here.
 // What a Chat Completions client sent that the neutral model does not carry
 // (vendor_extras.openai on the input, its turns, parts and tools; content
 // parts, tool calls and tools of types the gateway does not know, whole) is
@@ -51,7 +52,7 @@ function withOwn<T extends object>(built: T, own: JsonObject | undefined): T {
   return built;
 }
 
-/** A whole tool call a Chat Completions client sent (a custom tool's, or of a newer type): a part with no kind whose block has an id. */
+/** A whole tool call a Chat Completions client sent (of a newer type): a part with no kind whose block has an id. */
 const wholeToolCall = (p: Part): JsonObject | undefined => {
   const x = p.kind.case === undefined ? ownOf(p) : undefined;
   return x && isWholeBlock(x) && typeof x.id === "string" ? x : undefined;
@@ -129,6 +130,8 @@ function assistantMessage(parts: Part[], ti: number, own: JsonObject | undefined
     else if (k.case === "text") {
       if (x) plain = false;
       content.push(x && isWholeBlock(x) ? (x as wire.ContentPart) : withOwn({ type: "text", text: k.value.text }, x));
+    } else if (k.case === "toolCall" && k.value.input !== undefined) {
+      calls.push(withOwn({ id: openaiToolId(k.value.id), type: "custom", custom: { name: k.value.name, input: k.value.input } }, x));
     } else if (k.case === "toolCall") {
       calls.push(withOwn({ id: openaiToolId(k.value.id), type: "function", function: { name: k.value.name, arguments: JSON.stringify(k.value.arguments ?? {}) } }, x));
     } else if (k.case === "media") throw refuse(`turns[${ti}].parts[${pi}].media`, "media in an assistant turn");
@@ -214,6 +217,13 @@ function systemMessages(parts: Part[], extra: string[]): wire.Message[] {
   return out;
 }
 
+/** A neutral custom tool format as Chat Completions has it: a grammar's syntax and definition nested under `grammar`. */
+function customFormat(f: JsonObject): Record<string, unknown> {
+  if (f.type !== "grammar") return f;
+  const { type, ...grammar } = f;
+  return { type, grammar };
+}
+
 function toTool(t: Tool, i: number): wire.Tool {
   const k = t.kind;
   if (k.case === "function") {
@@ -224,15 +234,23 @@ function toTool(t: Tool, i: number): wire.Tool {
     // A Chat Completions client's own fields of the tool (strict, newer ones).
     return withOwn(tool, ownOf(t));
   }
+  if (k.case === "custom") {
+    const c = k.value;
+    const tool: wire.Tool = {
+      type: "custom",
+      custom: { name: c.name, ...(c.description ? { description: c.description } : {}), ...(c.format ? { format: customFormat(c.format) } : {}) },
+    };
+    return withOwn(tool, ownOf(t));
+  }
   if (k.case === "codeExecution") throw refuse(`tools[${i}].code_execution`, "the code execution tool");
-  // A Chat Completions client's custom tool, or one of a type the gateway does not know: as it was sent.
+  // A Chat Completions client's tool of a type the gateway does not know: as it was sent.
   if (k.case === "vendor" && k.value.vendor === VENDOR) return { ...(k.value.config ?? {}), type: k.value.type } as unknown as wire.Tool;
   if (k.case === "vendor") throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
   throw refuse(`tools[${i}]`, "an empty tool");
 }
 
 /** The name a tool is chosen by (a custom tool has it under `custom`). */
-const toolName = (t: wire.Tool): string | undefined => (t.function as { name?: string } | undefined)?.name ?? (t as unknown as Record<string, { name?: string } | undefined>)[t.type as string]?.name;
+const toolName = (t: wire.Tool): string | undefined => (t as unknown as Record<string, { name?: string } | undefined>)[t.type]?.name;
 
 function checkUnsupported(input: ChatInput, official: boolean): void {
   const bad = enforceableSafetyIndex(input.safetySettings, PASSABLE_SAFETY);
@@ -301,7 +319,9 @@ export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: {
     if (tc.mode === ToolChoiceMode.NONE) body.tool_choice = "none";
     else if (tc.mode === ToolChoiceMode.AUTO) body.tool_choice = "auto";
     else if (tc.mode === ToolChoiceMode.ANY) {
-      if (tc.allowedNames.length === 1) body.tool_choice = { type: "function", function: { name: tc.allowedNames[0]! } };
+      const one = tc.allowedNames.length === 1 ? tc.allowedNames[0]! : undefined;
+      const custom = one !== undefined && input.tools.some((t) => t.kind.case === "custom" && t.kind.value.name === one);
+      if (one !== undefined) body.tool_choice = custom ? { type: "custom", custom: { name: one } } : { type: "function", function: { name: one } };
       else {
         // Emulated: "one of these tools" = required, among only those.
         if (tc.allowedNames.length) tools = tools.filter((x) => tc.allowedNames.includes(toolName(x) ?? ""));

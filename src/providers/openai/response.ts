@@ -2,12 +2,13 @@
 // reasoning_content (DeepSeek, vLLM) and reasoning (OpenRouter, Ollama) become
 // a thinking part without a signature; tool calls keep their ids (a missing
 // id gets a generated one); refusals become text with a safety finish.
+// A custom tool's call (type "custom") is a tool call with free-text input.
 // What a Chat Completions client reads back from OpenAI beyond the neutral
 // model rides in vendor_extras.openai: the refusal (a text part standing in
 // for it), annotations and other message fields (on the content's text part),
-// a custom tool's call (whole, on a part with no kind), response fields.
+// response fields.
 import { type JsonObject } from "@bufbuild/protobuf";
-import { opaquePart, standInPart, unknownFields } from "../../core/json-fields.js";
+import { standInPart, unknownFields } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
 import {
   CandidateSchema,
@@ -93,10 +94,11 @@ export function messageFields(m: wire.ResponseMessage): JsonObject | undefined {
 /** A refusal as OpenAI gave it: a text part other vendors' clients read as text. */
 export const refusalPart = (text: string): Part => standInPart(VENDOR, { type: "refusal", refusal: text }, text);
 
-/** A custom tool's call (free-form input): whole, for a Chat Completions client. */
-export function customCallPart(tc: wire.ResponseToolCall, newId: () => string): Part {
-  const { index: _i, ...call } = tc;
-  return opaquePart(VENDOR, { ...call, id: tc.id || newId() });
+/** A tool call; a custom tool's carries its free-text input. */
+export function toolCallPart(tc: wire.ResponseToolCall, newId: () => string): Part {
+  const id = tc.id || newId();
+  if (tc.type === "custom") return create(PartSchema, { kind: { case: "toolCall", value: { id, name: tc.custom?.name ?? "", input: tc.custom?.input ?? "" } } });
+  return create(PartSchema, { kind: { case: "toolCall", value: { id, name: tc.function?.name ?? "", arguments: argsObject(argumentsText(tc.function?.arguments)) } } });
 }
 
 function candidateOf(ch: wire.Choice, i: number, newId: () => string, stops: string[]): Candidate {
@@ -107,17 +109,7 @@ function candidateOf(ch: wire.Choice, i: number, newId: () => string, stops: str
   const fields = messageFields(m);
   if (m.content || fields) parts.push(create(PartSchema, { kind: { case: "text", value: { text: m.content ?? "" } }, ...(fields ? { vendorExtras: { [VENDOR]: fields } } : {}) }));
   if (m.refusal) parts.push(refusalPart(m.refusal));
-  for (const tc of m.tool_calls ?? []) {
-    if (tc.type === "custom") {
-      parts.push(customCallPart(tc, newId));
-      continue;
-    }
-    parts.push(
-      create(PartSchema, {
-        kind: { case: "toolCall", value: { id: tc.id || newId(), name: tc.function?.name ?? "", arguments: argsObject(argumentsText(tc.function?.arguments)) } },
-      }),
-    );
-  }
+  for (const tc of m.tool_calls ?? []) parts.push(toolCallPart(tc, newId));
   const fin = finishOf(ch, (m.tool_calls ?? []).length > 0, !!m.refusal && !m.content, stops);
   const logprobs = logprobsOf(ch.logprobs);
   return create(CandidateSchema, { index: ch.index ?? i, parts, ...fin, ...(logprobs ? { logprobs } : {}) });

@@ -4,9 +4,11 @@
 // call argument fragments pass through as they come. `[DONE]` without a
 // finish_reason finishes open choices (lenient servers); a body that ends with
 // neither is left unfinished, which the stream guard reports as truncated.
+// A custom tool's call (type "custom") is a tool call part with free-text
+// input: its `custom.input` fragments pass through as input deltas.
 // For a Chat Completions client, as in response.ts: a refusal is a text part
 // of its own standing in for OpenAI's; annotations arrive on an empty text part
-// of their own; a custom tool's call is gathered and sent whole when it ends.
+// of their own.
 import { type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import type { StreamTranslator } from "../../lib/stream-translator.js";
@@ -14,7 +16,7 @@ import { PartDeltaSchema, StreamGenerateResponseSchema, type StreamGenerateRespo
 import { protocolError } from "../shared/http-errors.js";
 import { streamError } from "./errors.js";
 import { VENDOR } from "./request.js";
-import { argumentsText, customCallPart, finishOf, logprobsOf, refusalPart, usageOf } from "./response.js";
+import { argumentsText, finishOf, logprobsOf, refusalPart, usageOf } from "./response.js";
 import type * as wire from "./wire.js";
 
 type Ev = StreamGenerateResponse;
@@ -26,8 +28,9 @@ type Kind = "thinking" | "text" | "refusal";
 
 interface ChoiceState {
   next: number;
-  /** The open part; a custom tool's call has no index until it is sent whole. */
-  open?: { kind: Kind | "tool" | "custom"; index: number; tool?: number; call?: wire.ResponseToolCall };
+  /** The open part; `custom` for a custom tool's call. */
+  open?: { kind: Kind | "tool"; index: number; tool?: number; custom?: boolean };
+  /** Part index of each tool call, by its upstream index. */
   tools: Map<number, number>;
   hasTool: boolean;
   refusal: boolean;
@@ -55,10 +58,6 @@ export class OpenAIStreamTranslator implements StreamTranslator<wire.ChatRespons
     const open = c.open;
     if (!open) return [];
     c.open = undefined;
-    if (open.kind === "custom") {
-      const index = c.next++;
-      return [ev({ case: "partStart", value: { candidateIndex: ci, index, part: customCallPart(open.call!, this.ctx.newId) } }), ev({ case: "partStop", value: { candidateIndex: ci, index } })];
-    }
     return [ev({ case: "partStop", value: { candidateIndex: ci, index: open.index } })];
   }
 
@@ -123,33 +122,26 @@ export class OpenAIStreamTranslator implements StreamTranslator<wire.ChatRespons
     if (Array.isArray(d.annotations) && d.annotations.length) out.push(...this.annotations(ci, c, d.annotations));
     for (const [n, tc] of (d.tool_calls ?? []).entries()) {
       const ti = tc.index ?? n;
-      const known = c.tools.get(ti);
       const args = argumentsText(tc.function?.arguments);
-      if (c.open?.kind === "custom" && c.open.tool === ti) {
-        const call = c.open.call!;
-        if (tc.custom?.input) call.custom = { ...call.custom, input: (call.custom?.input ?? "") + tc.custom.input };
-        continue;
-      }
-      if (tc.type === "custom" && known === undefined) {
-        out.push(...this.close(ci, c));
-        c.tools.set(ti, -1);
-        c.hasTool = true;
-        const { index: _i, ...call } = tc;
-        c.open = { kind: "custom", index: -1, tool: ti, call: { ...call, custom: { ...tc.custom, input: tc.custom?.input ?? "" } } };
-        continue;
-      }
-      if (known !== undefined) {
+      const input = tc.custom?.input ?? "";
+      let index = c.tools.get(ti);
+      if (index !== undefined) {
         if (c.open?.kind !== "tool" || c.open.tool !== ti) throw protocolError(VENDOR, `tool call ${ti} continued after another part began`);
-        if (args) out.push(this.delta(ci, known, { case: "argumentsJson", value: args }));
-        continue;
+      } else {
+        out.push(...this.close(ci, c));
+        index = c.next++;
+        c.tools.set(ti, index);
+        c.hasTool = true;
+        const custom = tc.type === "custom";
+        c.open = { kind: "tool", index, tool: ti, custom };
+        const id = tc.id || this.ctx.newId();
+        // A custom tool's call: its input grows by input deltas ("" marks it as one).
+        const call = custom ? { id, name: tc.custom?.name ?? "", input: "" } : { id, name: tc.function?.name ?? "" };
+        out.push(ev({ case: "partStart", value: { candidateIndex: ci, index, part: { kind: { case: "toolCall", value: call } } } }));
       }
-      out.push(...this.close(ci, c));
-      const index = c.next++;
-      c.tools.set(ti, index);
-      c.hasTool = true;
-      c.open = { kind: "tool", index, tool: ti };
-      out.push(ev({ case: "partStart", value: { candidateIndex: ci, index, part: { kind: { case: "toolCall", value: { id: tc.id || this.ctx.newId(), name: tc.function?.name ?? "" } } } } }));
-      if (args) out.push(this.delta(ci, index, { case: "argumentsJson", value: args }));
+      if (c.open!.custom) {
+        if (input) out.push(this.delta(ci, index, { case: "input", value: input }));
+      } else if (args) out.push(this.delta(ci, index, { case: "argumentsJson", value: args }));
     }
     if (ch.finish_reason) out.push(...this.finish(ci, c, ch));
     return out;

@@ -8,11 +8,7 @@ export type ContentPart =
   | { type: "input_audio"; input_audio: { data: string; format: string } }
   | { type: "file"; file: { file_data?: string; filename?: string } };
 
-export interface ToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-}
+export type ToolCall = { id: string; type: "function"; function: { name: string; arguments: string } } | { id: string; type: "custom"; custom: { name: string; input: string } };
 
 export type Message =
   | { role: "system" | "developer"; content: string | ContentPart[] }
@@ -20,12 +16,12 @@ export type Message =
   | { role: "assistant"; content: string | ContentPart[] | null; tool_calls?: ToolCall[]; reasoning_content?: string }
   | { role: "tool"; tool_call_id: string; content: string };
 
-export interface Tool {
-  type: "function";
-  function: { name: string; description?: string; parameters?: unknown; strict?: boolean };
-}
+export type Tool =
+  | { type: "function"; function: { name: string; description?: string; parameters?: unknown; strict?: boolean } }
+  /** Free-text input; format {type: "text"} or {type: "grammar", grammar: {syntax, definition}}. */
+  | { type: "custom"; custom: { name: string; description?: string; format?: Record<string, unknown> } };
 
-export type ToolChoice = "auto" | "none" | "required" | { type: "function"; function: { name: string } };
+export type ToolChoice = "auto" | "none" | "required" | { type: "function"; function: { name: string } } | { type: "custom"; custom: { name: string } };
 
 export interface ChatRequest {
   model: string;

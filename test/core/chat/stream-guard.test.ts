@@ -14,6 +14,8 @@ const text = (i: number) => ev({ case: "partStart", value: { index: i, part: { k
 const tool = (i: number) => ev({ case: "partStart", value: { index: i, part: { kind: { case: "toolCall", value: { id: "t", name: "f" } } } } });
 const dText = (i: number, v: string) => ev({ case: "partDelta", value: { index: i, delta: { case: "text", value: v } } });
 const dArgs = (i: number, v: string) => ev({ case: "partDelta", value: { index: i, delta: { case: "argumentsJson", value: v } } });
+const custom = (i: number) => ev({ case: "partStart", value: { index: i, part: { kind: { case: "toolCall", value: { id: "c", name: "p", input: "" } } } } });
+const dInput = (i: number, v: string) => ev({ case: "partDelta", value: { index: i, delta: { case: "input", value: v } } });
 const stop = (i: number) => ev({ case: "partStop", value: { index: i } });
 const finish = ev({ case: "finish", value: { finishReason: 1 } });
 
@@ -52,6 +54,12 @@ t.test("a tool call without argument fragments gets {}; a finish closes open par
   t.same(seen, ["start", "partStart", "partDelta:{}", "partStop", "partStart", "partDelta", "partStop", "finish", "usage"]);
 });
 
+t.test("a custom tool's call takes input deltas and gets no arguments", async (t) => {
+  const { seen, err } = await run([start, custom(0), dInput(0, "a b"), dInput(0, "c"), stop(0), custom(1), finish]);
+  t.notOk(err);
+  t.same(seen, ["start", "partStart", "partDelta", "partDelta", "partStop", "partStart", "partStop", "finish", "usage"], "no {} added, even when it had no input");
+});
+
 t.test("an unfinished stream is truncation; open text parts are closed first", async (t) => {
   const { seen, err } = await run([start, text(0), dText(0, "par")]);
   t.equal(err?.code, Code.Unavailable);
@@ -76,6 +84,9 @@ t.test("violations are protocol errors", async (t) => {
     [[start, dText(0, "x")], /not open/],
     [[start, text(0), dArgs(0, "{}")], /does not fit/],
     [[start, tool(0), dArgs(0, "[1]"), stop(0)], /not a JSON object/],
+    [[start, custom(0), dArgs(0, "{}")], /does not fit/],
+    [[start, tool(0), dInput(0, "x")], /does not fit/],
+    [[start, text(0), dInput(0, "x")], /does not fit/],
     [[start, stop(0)], /not open/],
   ];
   for (const [events, cause] of cases) {

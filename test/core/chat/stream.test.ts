@@ -16,6 +16,8 @@ const resp = create(GenerateResponseSchema, {
         { kind: { case: "thinking", value: { text: "hmm, let me see" } }, signature: { issuer: "local", value: "sig" } },
         { kind: { case: "text", value: { text: "Calling a tool." } } },
         { kind: { case: "toolCall", value: { id: "toolu_1", name: "get_weather", arguments: { city: "Paris", days: 2, nested: { a: [1, 2] } } } } },
+        { kind: { case: "toolCall", value: { id: "toolu_2", name: "apply_patch", input: "*** Begin Patch\n*** End Patch" } } },
+        { kind: { case: "toolCall", value: { id: "toolu_3", name: "note", input: "" } } },
       ],
     },
   ],
@@ -33,6 +35,16 @@ t.test("a response survives responseToEvents -> collectStream", async (t) => {
   t.ok(events.filter((e) => e.event.case === "partDelta").length > 10, "split into many deltas");
   const back = await collectStream(from(events));
   t.same(back.candidates, resp.candidates);
+  const custom = events.filter((e) => e.event.case === "partStart" && e.event.value.index === 3)[0]!;
+  t.same(
+    custom.event.case === "partStart" && custom.event.value.part?.kind.value,
+    { $typeName: "omnigate.chat.v1.ToolCall", id: "toolu_2", name: "apply_patch", input: "" },
+    "a custom call starts with its input empty",
+  );
+  t.ok(
+    events.some((e) => e.event.case === "partDelta" && e.event.value.index === 3 && e.event.value.delta.case === "input"),
+    "and grows by input deltas",
+  );
   t.same(back.usage, resp.usage);
   t.equal(back.id, "msg_1");
 });
@@ -49,6 +61,15 @@ const bad: [string, StreamGenerateResponse[], RegExp][] = [
       ev({ case: "start", value: {} } as never),
       ev({ case: "partStart", value: { index: 0, part: { kind: { case: "text", value: { text: "" } } } } } as never),
       ev({ case: "partDelta", value: { index: 0, delta: { case: "thinking", value: "x" } } } as never),
+    ],
+    /does not fit/,
+  ],
+  [
+    "arguments for a custom call",
+    [
+      ev({ case: "start", value: {} } as never),
+      ev({ case: "partStart", value: { index: 0, part: { kind: { case: "toolCall", value: { id: "c", name: "p", input: "" } } } } } as never),
+      ev({ case: "partDelta", value: { index: 0, delta: { case: "argumentsJson", value: "{}" } } } as never),
     ],
     /does not fit/,
   ],

@@ -108,6 +108,23 @@ t.test("the stream says what the whole answer says", async (t) => {
   t.same(chunks.at(-1)!.usageMetadata, whole.usageMetadata);
 });
 
+t.test("a custom tool's call (free-text input) is a functionCall with args {input}, streamed and whole", async (t) => {
+  const resp = create(GenerateResponseSchema, {
+    id: "r",
+    model: "m",
+    candidates: [{ index: 0, finishReason: FinishReason.TOOL_USE, parts: [{ kind: { case: "toolCall", value: { id: "c1", name: "apply_patch", input: "*** Begin Patch\n*** End Patch" } } }] }],
+  });
+  const want = [{ functionCall: { id: "c1", name: "apply_patch", args: { input: "*** Begin Patch\n*** End Patch" } } }];
+  t.same(
+    partsOf(run(resp, false, (s) => s.match(/./gsu) ?? [s])).filter((p) => p.functionCall),
+    want,
+  );
+  t.same(
+    ((fromCoreResponse(resp, { includeThoughts: false }).candidates as WireCand[])[0]!.content!.parts as Record<string, unknown>[]).filter((p) => p.functionCall),
+    want,
+  );
+});
+
 t.test("a thinking signature with nothing after it arrives in the last chunk", async (t) => {
   const onlyThought = create(GenerateResponseSchema, {
     id: "r",

@@ -153,6 +153,36 @@ t.test("a tool call with no argument fragments still yields valid JSON", async (
   t.equal(message!.stop_reason, "tool_use", "a tool call with no finish reason is tool_use");
 });
 
+t.test("a custom tool's call (free-text input) is a tool_use with input {input}, streamed as JSON", async (t) => {
+  const input = 'line "one"\n\tline two \u00e9 \ud83d\ude00';
+  const resp = create(GenerateResponseSchema, {
+    id: "msg_c",
+    model: "claude-x",
+    candidates: [
+      {
+        index: 0,
+        finishReason: FinishReason.TOOL_USE,
+        parts: [{ kind: { case: "toolCall", value: { id: "toolu_p", name: "apply_patch", input } } }, { kind: { case: "toolCall", value: { id: "toolu_e", name: "note", input: "" } } }],
+      },
+    ],
+  });
+  for (const [name, chunk] of [
+    ["one fragment", (s: string) => [s]],
+    ["one character a fragment, surrogates split", (s: string) => s.split("")],
+  ] as const) {
+    const frames = run([...responseToEvents(resp, chunk)]);
+    const { message } = accumulate(frames);
+    t.same(
+      message!.content,
+      [
+        { type: "tool_use", id: "toolu_p", name: "apply_patch", input: { input } },
+        { type: "tool_use", id: "toolu_e", name: "note", input: { input: "" } },
+      ],
+      name,
+    );
+  }
+});
+
 t.test("an empty text part is no block; indexes stay dense", async (t) => {
   const text = (index: number) => ev({ case: "partStart", value: { index, part: create(PartSchema, { kind: { case: "text", value: { text: "" } } }) } });
   const frames = run([

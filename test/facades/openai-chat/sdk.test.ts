@@ -118,6 +118,37 @@ t.test("streamed tool calls: the wire and the helper; the result goes back", asy
   t.match(back.choices[0]!.message.content, /^The tool get_weather returned: result of /, "the tool results are tied to their calls");
 });
 
+t.test("a custom tool (Codex's apply_patch): the call carries the fenced patch, streamed too; the result goes back", async (t) => {
+  const patch = "*** Begin Patch\n*** Add File: hello.txt\n+Hello\n*** End Patch";
+  const tools = [
+    {
+      type: "custom",
+      custom: {
+        name: "apply_patch",
+        format: { type: "grammar", grammar: { syntax: "lark", definition: 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF\nend_patch: "*** End Patch" LF?' } },
+      },
+    },
+  ] as never;
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Add the file:\n```\n" + patch + "\n```" }];
+  const res = await client().chat.completions.create({ model: MODEL, messages, tools });
+  const call = res.choices[0]!.message.tool_calls![0]!;
+  t.same(call.type === "custom" && call.custom, { name: "apply_patch", input: patch });
+  t.equal(res.choices[0]!.finish_reason, "tool_calls");
+
+  const stream = await client().chat.completions.create({ model: MODEL, messages, tools, stream: true });
+  const deltas: any[] = [];
+  for await (const c of stream) deltas.push(...(c.choices[0]?.delta.tool_calls ?? []));
+  t.match(deltas[0], { index: 0, type: "custom", custom: { name: "apply_patch", input: "" } });
+  t.equal(deltas.map((d) => d.custom?.input ?? "").join(""), patch, "input fragments add up to the patch");
+
+  const answer = await client().chat.completions.create({
+    model: MODEL,
+    tools,
+    messages: [...messages, { role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: call.id, content: "Success. Updated: A hello.txt" }],
+  });
+  t.equal(answer.choices[0]!.message.content, "The tool apply_patch returned: Success. Updated: A hello.txt");
+});
+
 t.test("response_format json_schema: schema-valid JSON, streamed too", async (t) => {
   const schema = {
     type: "object",

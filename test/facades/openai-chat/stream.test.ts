@@ -121,6 +121,39 @@ t.test("tool calls: index, id, type and name first, then fragments; reasoning; c
   t.equal(data.at(-2).choices[0].finish_reason, "tool_calls");
 });
 
+t.test("a custom tool's call: type custom with its name first, then input fragments", async (t) => {
+  const call = (legacyFunctions: boolean) =>
+    run(
+      [
+        start,
+        ev({ case: "partStart", value: { candidateIndex: 0, index: 0, part: { kind: { case: "toolCall", value: { id: "call_p", name: "apply_patch", input: "" } } } } }),
+        ev({ case: "partDelta", value: { candidateIndex: 0, index: 0, delta: { case: "input", value: "*** Begin Patch\n" } } }),
+        ev({ case: "partDelta", value: { candidateIndex: 0, index: 0, delta: { case: "input", value: "*** End Patch" } } }),
+        ev({ case: "partStop", value: { candidateIndex: 0, index: 0 } }),
+        ev({ case: "finish", value: { candidateIndex: 0, finishReason: FinishReason.TOOL_USE } }),
+      ],
+      { legacyFunctions },
+    ).data;
+  t.same(
+    call(false)
+      .slice(1, -1)
+      .map((d) => [d.choices[0].delta, d.choices[0].finish_reason]),
+    [
+      [{ tool_calls: [{ index: 0, id: "call_p", type: "custom", custom: { name: "apply_patch", input: "" } }] }, null],
+      [{ tool_calls: [{ index: 0, custom: { input: "*** Begin Patch\n" } }] }, null],
+      [{ tool_calls: [{ index: 0, custom: { input: "*** End Patch" } }] }, null],
+      [{}, "tool_calls"],
+    ],
+  );
+  t.same(
+    call(true)
+      .slice(1, -1)
+      .map((d) => d.choices[0].delta),
+    [{}],
+    "the functions API has no place for it",
+  );
+});
+
 t.test("the legacy functions API streams function_call", async (t) => {
   const { data } = run(
     [
@@ -278,6 +311,12 @@ function accumulate(data: any[]): any {
       if (delta.reasoning_content) m.reasoning_content = (m.reasoning_content ?? "") + delta.reasoning_content;
       for (const tc of delta.tool_calls ?? []) {
         const calls = (m.tool_calls ??= []);
+        if (tc.type === "custom" || calls[tc.index]?.type === "custom") {
+          // A custom tool's call: its input fragments concatenate like arguments.
+          const call = (calls[tc.index] ??= { id: tc.id, type: "custom", custom: { name: tc.custom.name, input: "" } });
+          call.custom.input += tc.custom?.input ?? "";
+          continue;
+        }
         const call = (calls[tc.index] ??= { id: tc.id, type: tc.type, function: { name: tc.function?.name, arguments: "" } });
         call.function.arguments += tc.function?.arguments ?? "";
       }
@@ -297,7 +336,10 @@ t.test("property: the chunks add up to the completion the unary path renders", a
       if (r() < 0.3) parts.push({ kind: { case: "thinking", value: { text: word() + word() } } });
       if (r() < 0.8) parts.push({ kind: { case: "text", value: { text: word() + word() + word() } } });
       const calls = Math.floor(r() * 3);
-      for (let c = 0; c < calls; c++) parts.push({ kind: { case: "toolCall", value: { id: `call_${index}_${c}`, name: `f${c}`, arguments: { a: word(), n: c } } } });
+      for (let c = 0; c < calls; c++) {
+        const call = r() < 0.3 ? { input: word() + word() } : { arguments: { a: word(), n: c } };
+        parts.push({ kind: { case: "toolCall", value: { id: `call_${index}_${c}`, name: `f${c}`, ...call } } });
+      }
       const finish = [FinishReason.STOP, FinishReason.MAX_TOKENS, FinishReason.TOOL_USE][Math.floor(r() * 3)]!;
       return { index, parts, finishReason: finish };
     });

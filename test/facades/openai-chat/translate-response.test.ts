@@ -87,6 +87,32 @@ t.test("tool calls, reasoning, code, candidates in order", async (t) => {
   t.equal(legacy.choices[0]!.finish_reason, "function_call");
 });
 
+t.test("a custom tool's call: type custom with its input", async (t) => {
+  const c = fromCoreCompletion(
+    resp({
+      candidates: [
+        {
+          index: 0,
+          parts: [
+            { kind: { case: "toolCall", value: { id: "call_p", name: "apply_patch", input: "*** Begin Patch\n*** End Patch" } } },
+            { kind: { case: "toolCall", value: { id: "call_e", name: "exec_command", arguments: { cmd: "ls" } } } },
+            { kind: { case: "toolCall", value: { id: "call_n", name: "note", input: "" } } },
+          ],
+          finishReason: FinishReason.TOOL_USE,
+        },
+      ],
+    }),
+    opts,
+  );
+  t.same(c.choices[0]!.message.tool_calls, [
+    { id: "call_p", type: "custom", custom: { name: "apply_patch", input: "*** Begin Patch\n*** End Patch" } },
+    { id: "call_e", type: "function", function: { name: "exec_command", arguments: '{"cmd":"ls"}' } },
+    { id: "call_n", type: "custom", custom: { name: "note", input: "" } },
+  ]);
+  t.equal(c.choices[0]!.message.content, null);
+  t.equal(c.choices[0]!.finish_reason, "tool_calls");
+});
+
 t.test("what an OpenAI upstream answered beyond the neutral model comes back", async (t) => {
   const annotation = { type: "url_citation", url_citation: { start_index: 0, end_index: 5, url: "https://example.com", title: "Ex" } };
   const c = fromCoreCompletion(

@@ -167,7 +167,7 @@ t.test("assistant messages: text, calls, refusals, a custom tool's call, fields 
         tool_calls: [
           { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
           { id: "call_2", type: "function", function: { name: "get_weather", arguments: "not json" } },
-          { id: "call_3", type: "custom", custom: { name: "sql", input: "SELECT 1" } },
+          { id: "call_3", type: "custom", custom: { name: "sql", input: "SELECT 1" }, future_call: 1 },
         ],
       },
       { role: "tool", tool_call_id: "call_1", content: "sunny" },
@@ -196,8 +196,13 @@ t.test("assistant messages: text, calls, refusals, a custom tool's call, fields 
   t.same(call.case === "toolCall" ? { id: call.value.id, name: call.value.name, arguments: call.value.arguments } : undefined, { id: "call_1", name: "get_weather", arguments: { city: "Paris" } });
   t.same(a.parts[1]!.vendorExtras, {});
   t.same(a.parts[2]!.vendorExtras.openai, { function: { arguments: "not json" } }, "arguments that are no JSON object keep their text for OpenAI");
-  t.equal(a.parts[3]!.kind.case, undefined);
-  t.same(a.parts[3]!.vendorExtras.openai, { id: "call_3", type: "custom", custom: { name: "sql", input: "SELECT 1" } }, "a custom tool's call, whole");
+  const custom = a.parts[3]!.kind;
+  t.same(
+    custom.case === "toolCall" ? { id: custom.value.id, name: custom.value.name, input: custom.value.input, arguments: custom.value.arguments } : undefined,
+    { id: "call_3", name: "sql", input: "SELECT 1", arguments: undefined },
+    "a custom tool's call: its input, no arguments",
+  );
+  t.same(a.parts[3]!.vendorExtras.openai, { future_call: 1 }, "its own fields ride for OpenAI");
   const results = input.turns[2]!.parts.map((p) => (p.kind.case === "toolResult" ? p.kind.value : undefined));
   t.same(
     results.map((r) => [r?.callId, r?.name, textOf(r?.content[0])]),
@@ -247,7 +252,17 @@ t.test("tools and tool_choice", async (t) => {
   const [a, b, c] = input.tools;
   t.same(a!.kind.case === "function" ? [a!.kind.value.name, a!.kind.value.description] : [], ["get_weather", "d"]);
   t.same(a!.vendorExtras.openai, { function: { strict: true } }, "strict rides for OpenAI");
-  t.same(b!.kind.case === "vendor" ? b!.kind.value : undefined, { $typeName: "omnigate.chat.v1.VendorTool", type: "custom", name: "sql", config: { custom: custom.custom }, vendor: "openai" });
+  t.same(
+    b!.kind.case === "custom" ? b!.kind.value : undefined,
+    {
+      $typeName: "omnigate.chat.v1.CustomTool",
+      name: "sql",
+      description: "run SQL",
+      format: { type: "grammar", syntax: "lark", definition: "start: /.+/" },
+    },
+    "a custom tool: neutral, its grammar flat",
+  );
+  t.same(b!.vendorExtras, {});
   t.same(c!.kind.case === "vendor" ? [c!.kind.value.type, c!.kind.value.name, c!.kind.value.vendor] : [], ["future_tool", "f", "openai"]);
   t.same(input.toolChoice && [input.toolChoice.mode, input.toolChoice.disableParallel], [ToolChoiceMode.UNSPECIFIED, true], "parallel_tool_calls false alone");
 
@@ -260,6 +275,28 @@ t.test("tools and tool_choice", async (t) => {
   t.same(choice("required"), { mode: ToolChoiceMode.ANY, names: [], sent: undefined });
   t.same(choice({ type: "function", function: { name: "get_weather" } }), { mode: ToolChoiceMode.ANY, names: ["get_weather"], sent: undefined });
   t.same(choice({ type: "custom", custom: { name: "sql" } }), { mode: ToolChoiceMode.ANY, names: ["sql"], sent: { type: "custom", custom: { name: "sql" } } });
+
+  const customs: Array<[string, unknown, unknown, unknown]> = [
+    ["free text", { type: "custom", custom: { name: "note" } }, undefined, {}],
+    ["text format", { type: "custom", custom: { name: "note", format: { type: "text" } } }, { type: "text" }, {}],
+    [
+      "regex",
+      { type: "custom", custom: { name: "code", format: { type: "grammar", grammar: { syntax: "regex", definition: "\\d+" } } } },
+      { type: "grammar", syntax: "regex", definition: "\\d+" },
+      {},
+    ],
+    ["a newer format, as sent", { type: "custom", custom: { name: "x", format: { type: "schema_v2", rules: [1] } } }, { type: "schema_v2", rules: [1] }, {}],
+    [
+      "fields of its own",
+      { type: "custom", defer_loading: true, custom: { name: "x", strict: true, format: { type: "grammar", cache: "y", grammar: { syntax: "lark", definition: "start: /a/" } } } },
+      { type: "grammar", syntax: "lark", definition: "start: /a/" },
+      { openai: { defer_loading: true, custom: { strict: true, format: { cache: "y" } } } },
+    ],
+  ];
+  for (const [name, tool, format, extras] of customs) {
+    const ct = inputOf({ messages: [{ role: "user", content: "hi" }], tools: [tool] }).tools[0]!;
+    t.same(ct.kind.case === "custom" ? [ct.kind.value.format, ct.vendorExtras] : undefined, [format, extras], `custom tool: ${name}`);
+  }
   const allowed = {
     type: "allowed_tools",
     allowed_tools: {

@@ -2,9 +2,9 @@
 // channel the gateway is a faithful pass-through: the request reaches it as the
 // client sent it, fields the gateway does not know, custom tools, newer parts
 // and all, and what OpenAI answers beyond the neutral model (annotations,
-// audio, logprobs, refusals, a custom tool's call, the fingerprint and tier)
-// comes back. Anthropic and Gemini channels get the nearest equivalent in
-// their own terms, or a 400 naming the field the client sent.
+// audio, logprobs, refusals, the fingerprint and tier) comes back. Anthropic
+// and Gemini channels get the nearest equivalent in their own terms (custom
+// tools emulated as functions), or a 400 naming the field the client sent.
 import t from "tap";
 import OpenAI from "openai";
 import type { ChannelConfig } from "../../../src/config.js";
@@ -235,11 +235,13 @@ t.test("OpenAI upstream, streamed: stream_options kept, annotations, refusals an
   t.same(
     deltas.flatMap((d) => d.tool_calls ?? []),
     [
-      { index: 0, id: "call_c", type: "custom", custom: { name: "sql", input: "SELECT 1" } },
+      { index: 0, id: "call_c", type: "custom", custom: { name: "sql", input: "" } },
+      { index: 0, custom: { input: "SELECT" } },
+      { index: 0, custom: { input: " 1" } },
       { index: 1, id: "call_f", type: "function", function: { name: "get_weather", arguments: "" } },
       { index: 1, function: { arguments: '{"city":"Oslo"}' } },
     ],
-    "a custom tool's call whole, then the function call as it streamed",
+    "a custom tool's call and then the function call, as they streamed",
   );
   t.equal(got.at(-2).choices[0].finish_reason, "tool_calls");
   t.same(got.at(-1).choices, []);
@@ -320,14 +322,38 @@ t.test("Anthropic upstream: text, tools, streams, JSON and reasoning in Anthropi
   t.equal(final.choices[0]!.finish_reason, "tool_calls");
   t.ok(final.usage!.prompt_tokens >= 377);
 
-  const custom = await failure(client.chat.completions.create({ model: "claude-x", messages: [{ role: "user", content: "hi" }], tools: [WEATHER, SQL as never] }));
-  t.ok(custom instanceof OpenAI.BadRequestError, "a custom tool cannot be emulated: 400");
-  t.match(custom, { param: "tools[1]", code: "unsupported_parameter" });
+  reply = () => ({
+    json: {
+      id: "msg_c",
+      type: "message",
+      role: "assistant",
+      model: "claude-x",
+      content: [{ type: "tool_use", id: "toolu_c", name: "sql", input: { input: "SELECT 1" } }],
+      stop_reason: "tool_use",
+      usage: { input_tokens: 5, output_tokens: 3 },
+    },
+  });
+  const custom = await client.chat.completions.create({ model: "claude-x", messages: [{ role: "user", content: "count rows" }], tools: [WEATHER, SQL as never] });
+  t.same(
+    anthropic.requests[4]!.body.tools[1],
+    {
+      name: "sql",
+      description: 'Run SQL\n\nPut the whole input in the "input" string; it must follow the Lark grammar given in that parameter\'s description.',
+      input_schema: {
+        type: "object",
+        properties: { input: { type: "string", description: "The tool's whole input as free text, sent as it is (not JSON-encoded). It must follow this Lark grammar:\nstart: /SELECT .+/" } },
+        required: ["input"],
+      },
+    },
+    "a custom tool, emulated: a function with one string parameter",
+  );
+  t.same(custom.choices[0]!.message.tool_calls, [{ id: "toolu_c", type: "custom", custom: { name: "sql", input: "SELECT 1" } }], "its call comes back as a custom tool's call");
+  t.equal(custom.choices[0]!.finish_reason, "tool_calls");
   const bias = await failure(client.chat.completions.create({ model: "claude-x", messages: [{ role: "user", content: "hi" }], logit_bias: { "1": 5 } }));
   t.match(bias, { status: 400, param: "logit_bias" }, "nor can logit_bias");
   const seed = await failure(client.chat.completions.create({ model: "claude-x", messages: [{ role: "user", content: "hi" }], seed: 1 }));
   t.match(seed, { status: 400, param: "seed" }, "a setting Anthropic lacks names the client's field");
-  t.equal(anthropic.requests.length, 4, "refusals never reach the upstream");
+  t.equal(anthropic.requests.length, 5, "refusals never reach the upstream");
 });
 
 t.test("Gemini upstream: text, tools, streams, JSON and reasoning in Gemini's terms", async (t) => {
@@ -398,7 +424,13 @@ t.test("Gemini upstream: text, tools, streams, JSON and reasoning in Gemini's te
 
   const url = await failure(client.chat.completions.create({ model: "gemini-x", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/a.png" } }] }] }));
   t.match(url, { status: 400, param: "messages[0].content[0]" }, "an image by URL Gemini cannot fetch names the part");
-  const custom = await failure(client.chat.completions.create({ model: "gemini-x", messages: [{ role: "user", content: "hi" }], tools: [SQL as never] }));
-  t.match(custom, { status: 400, param: "tools[0]" });
-  t.equal(gemini.requests.length, 4);
+  reply = () => ({
+    json: { candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "sql", args: { input: "SELECT 2" } } }] }, finishReason: "STOP", index: 0 }], modelVersion: "gemini-x" },
+  });
+  const custom = await client.chat.completions.create({ model: "gemini-x", messages: [{ role: "user", content: "hi" }], tools: [SQL as never] });
+  const decl = gemini.requests[4]!.body.tools[0].functionDeclarations[0];
+  t.same([decl.name, Object.keys(decl.parameters.properties), decl.parameters.required], ["sql", ["input"], ["input"]], "a custom tool, emulated");
+  const customCall = custom.choices[0]!.message.tool_calls![0]! as unknown as { type: string; custom: unknown };
+  t.same([customCall.type, customCall.custom], ["custom", { name: "sql", input: "SELECT 2" }], "its call comes back as a custom tool's call");
+  t.equal(gemini.requests.length, 5);
 });

@@ -100,6 +100,65 @@ t.test("stream with text and a tool call", async (t) => {
   t.equal(resp.usage?.outputTokens, 65n);
 });
 
+t.test("a custom tool's call comes back with its input, whole and streamed (held to the block's end)", async (t) => {
+  const withCustom = create(ChatInputSchema, {
+    model: "claude-client",
+    turns: [{ role: Role.USER, parts: [{ kind: { case: "text", value: { text: "patch it" } } }] }],
+    tools: [{ kind: { case: "custom", value: { name: "apply_patch" } } }, { kind: { case: "function", value: { name: "get_weather" } } }],
+  });
+  const patch = '*** Begin Patch\n*** Add File: "q".txt\n+x\n*** End Patch';
+  reply = {
+    json: {
+      id: "msg_c",
+      type: "message",
+      role: "assistant",
+      model: "claude-x",
+      content: [
+        { type: "tool_use", id: "toolu_p", name: "apply_patch", input: { input: patch } },
+        { type: "tool_use", id: "toolu_w", name: "get_weather", input: { input: "not custom" } },
+      ],
+      stop_reason: "tool_use",
+      usage: { input_tokens: 5, output_tokens: 3 },
+    },
+  };
+  const whole = await provider.generate(withCustom, ctx());
+  t.same(
+    whole.candidates[0]!.parts.map((p) => p.kind.case === "toolCall" && [p.kind.value.name, p.kind.value.input, p.kind.value.arguments]),
+    [
+      ["apply_patch", patch, undefined],
+      ["get_weather", undefined, { input: "not custom" }],
+    ],
+  );
+
+  const json = JSON.stringify({ input: patch });
+  const sse = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  reply = {
+    chunks: [
+      sse("message_start", { message: { id: "msg_s", type: "message", role: "assistant", model: "claude-x", content: [], usage: { input_tokens: 5, output_tokens: 1 } } }),
+      sse("content_block_start", { index: 0, content_block: { type: "tool_use", id: "toolu_p", name: "apply_patch", input: {} } }),
+      sse("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: json.slice(0, 12) } }),
+      sse("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: json.slice(12) } }),
+      sse("content_block_stop", { index: 0 }),
+      sse("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 9 } }),
+      sse("message_stop", {}),
+    ],
+  };
+  const events = await drain(guardStream(provider.stream(withCustom, ctx())));
+  const start = events.find((e) => e.event.case === "partStart")!;
+  t.same(start.event.case === "partStart" && start.event.value.part?.kind.value, { $typeName: "omnigate.chat.v1.ToolCall", id: "toolu_p", name: "apply_patch", input: "" });
+  t.same(
+    events.flatMap((e) => (e.event.case === "partDelta" ? [[e.event.value.delta.case, e.event.value.delta.value]] : [])),
+    [["input", patch]],
+    "one input delta when the block stops",
+  );
+  const resp = await collectStream(
+    (async function* () {
+      yield* events;
+    })(),
+  );
+  t.same(resp.candidates[0]!.parts[0]!.kind.value, { $typeName: "omnigate.chat.v1.ToolCall", id: "toolu_p", name: "apply_patch", input: patch });
+});
+
 t.test("stream with thinking, signature and redacted thinking", async (t) => {
   reply = { chunks: sseChunks("anthropic/stream-thinking.sse") };
   const resp = await collectStream(guardStream(provider.stream(input, ctx())));

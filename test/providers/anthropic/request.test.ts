@@ -170,6 +170,53 @@ t.test("tools and tool choice", async (t) => {
   t.equal(errorDetail(e2)?.field, "tools[0]");
 });
 
+t.test("custom tools are emulated: a function with one string parameter, calls with {input}", async (t) => {
+  const cases: Array<[string, Record<string, string> | undefined, string, string, string]> = [
+    [
+      "lark grammar",
+      { type: "grammar", syntax: "lark", definition: "start: /SELECT .+/" },
+      "Run SQL",
+      'Run SQL\n\nPut the whole input in the "input" string; it must follow the Lark grammar given in that parameter\'s description.',
+      "The tool's whole input as free text, sent as it is (not JSON-encoded). It must follow this Lark grammar:\nstart: /SELECT .+/",
+    ],
+    [
+      "regex grammar",
+      { type: "grammar", syntax: "regex", definition: "\\d+" },
+      "",
+      'Put the whole input in the "input" string; it must follow the regular expression given in that parameter\'s description.',
+      "The tool's whole input as free text, sent as it is (not JSON-encoded). It must match this regular expression: \\d+",
+    ],
+    ["text", { type: "text" }, "Save a note", 'Save a note\n\nPut the whole input, as free text, in the "input" string.', "The tool's whole input as free text, sent as it is (not JSON-encoded)."],
+    ["no format", undefined, "", 'Put the whole input, as free text, in the "input" string.', "The tool's whole input as free text, sent as it is (not JSON-encoded)."],
+  ];
+  for (const [name, format, description, toolDescription, inputDescription] of cases) {
+    const tool = { kind: { case: "custom" as const, value: { name: "t", description, ...(format ? { format } : {}) } }, cacheControl: { type: "ephemeral" } };
+    const { body, plan } = toVendorRequest(input({ turns: [user("q")], tools: [tool] }), "m", { stream: false });
+    t.same(
+      body.tools![0],
+      {
+        name: "t",
+        description: toolDescription,
+        input_schema: { type: "object", properties: { input: { type: "string", description: inputDescription } }, required: ["input"] },
+        cache_control: { type: "ephemeral" },
+      },
+      name,
+    );
+    t.same([...plan.customTools], ["t"], `${name}: the plan knows it`);
+  }
+  const { body } = toVendorRequest(
+    input({
+      turns: [user("patch it"), { role: Role.ASSISTANT, parts: [{ kind: { case: "toolCall", value: { id: "call_p", name: "apply_patch", input: "*** Begin Patch\n*** End Patch" } } }] }],
+      tools: [{ kind: { case: "custom", value: { name: "apply_patch" } } }],
+      toolChoice: { mode: ToolChoiceMode.ANY, allowedNames: ["apply_patch"] },
+    }),
+    "m",
+    { stream: false },
+  );
+  t.same(body.messages[1]!.content, [{ type: "tool_use", id: "call_p", name: "apply_patch", input: { input: "*** Begin Patch\n*** End Patch" } }], "a custom call in history: tool_use with {input}");
+  t.same(body.tool_choice, { type: "tool", name: "apply_patch" });
+});
+
 t.test("thinking: budgets, adaptive, disabled, effort", async (t) => {
   const th = (thinking: object, extra: { metadata?: { sourceFormat: string } } = {}) =>
     toVendorRequest(input({ turns: [user("q")], config: { maxOutputTokens: 4000, thinking }, ...extra }), "m", { stream: false }).body;

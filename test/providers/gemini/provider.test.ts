@@ -140,6 +140,42 @@ t.test("stream: thoughts, text, signed calls", async (t) => {
   t.same([r.usage?.outputTokens, r.usage?.thinkingTokens], [60n, 40n]);
 });
 
+t.test("a custom tool's call comes back with its input, whole and streamed", async (t) => {
+  const withCustom = create(ChatInputSchema, {
+    model: "gemini-client",
+    turns: [{ role: Role.USER, parts: [{ kind: { case: "text", value: { text: "patch it" } } }] }],
+    tools: [{ kind: { case: "custom", value: { name: "apply_patch" } } }],
+  });
+  const patch = "*** Begin Patch\n*** Delete File: x\n*** End Patch";
+  const answer = (finish: boolean) => ({
+    candidates: [{ index: 0, content: { role: "model", parts: [{ functionCall: { name: "apply_patch", args: { input: patch } } }] }, ...(finish ? { finishReason: "STOP" } : {}) }],
+    modelVersion: "gemini-2.5-flash",
+  });
+  reply = { json: answer(true) };
+  const whole = await provider.generate(withCustom, ctx());
+  const p = whole.candidates[0]!.parts[0]!;
+  t.same(p.kind.case === "toolCall" && [p.kind.value.name, p.kind.value.input, p.kind.value.arguments], ["apply_patch", patch, undefined]);
+  t.equal(whole.candidates[0]!.finishReason, FinishReason.TOOL_USE);
+
+  reply = {
+    chunks: [`data: ${JSON.stringify(answer(false))}\r\n\r\n`, `data: ${JSON.stringify({ candidates: [{ index: 0, content: { role: "model", parts: [] }, finishReason: "STOP" }] })}\r\n\r\n`],
+  };
+  const events = [];
+  for await (const e of guardStream(provider.stream(withCustom, ctx()))) events.push(e);
+  t.same(
+    events.flatMap((e) => (e.event.case === "partDelta" ? [[e.event.value.delta.case, e.event.value.delta.value]] : [])),
+    [["input", patch]],
+    "the call's input as one input delta",
+  );
+  const r = await collectStream(
+    (async function* () {
+      yield* events;
+    })(),
+  );
+  const sp = r.candidates[0]!.parts[0]!;
+  t.same(sp.kind.case === "toolCall" && [sp.kind.value.name, sp.kind.value.input, sp.kind.value.arguments], ["apply_patch", patch, undefined]);
+});
+
 t.test("stream: disable_parallel keeps only the first call", async (t) => {
   reply = { chunks: sseChunks("gemini/stream-thinking-tools.sse") };
   const one = clone(ChatInputSchema, input);

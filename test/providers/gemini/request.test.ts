@@ -200,6 +200,38 @@ t.test("tools, tool config, schemas", async (t) => {
   t.same(json, { responseMimeType: "text/x.enum", responseSchema: { type: "STRING", enum: ["A", "B"] } });
 });
 
+t.test("custom tools are emulated: a declaration with one string parameter, calls with {input}", async (t) => {
+  const grammar = { type: "grammar", syntax: "lark", definition: "start: /SELECT .+/" };
+  const { body, plan } = toVendorRequest(
+    input({
+      turns: [
+        user("count"),
+        { role: Role.ASSISTANT, parts: [{ kind: { case: "toolCall", value: { id: "call_s", name: "sql", input: "SELECT 1" } } }] },
+        { role: Role.USER, parts: [{ kind: { case: "toolResult", value: { callId: "call_s", content: [text("1")] } } }] },
+      ],
+      tools: [{ kind: { case: "custom", value: { name: "sql", description: "Run SQL", format: grammar } } }],
+    }),
+  );
+  t.same(body.tools, [
+    {
+      functionDeclarations: [
+        {
+          name: "sql",
+          description: 'Run SQL\n\nPut the whole input in the "input" string; it must follow the Lark grammar given in that parameter\'s description.',
+          parameters: {
+            type: "OBJECT",
+            properties: { input: { type: "STRING", description: "The tool's whole input as free text, sent as it is (not JSON-encoded). It must follow this Lark grammar:\nstart: /SELECT .+/" } },
+            required: ["input"],
+          },
+        },
+      ],
+    },
+  ]);
+  t.same(body.contents[1]!.parts[0]!.functionCall, { id: "call_s", name: "sql", args: { input: "SELECT 1" } }, "a custom call in history: args {input}");
+  t.same(body.contents[2]!.parts[0]!.functionResponse, { id: "call_s", name: "sql", response: { output: "1" } }, "its result names it");
+  t.same([...plan.customTools], ["sql"]);
+});
+
 t.test("schema conversion table", async (t) => {
   const cases: [unknown, unknown][] = [
     [

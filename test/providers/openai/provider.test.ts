@@ -102,6 +102,48 @@ t.test("stream: reasoning, text and two tool calls become parts 0..3", async (t)
   t.equal(r.modelVersion, "qwen3-32b");
 });
 
+t.test("a custom tool's call, whole and streamed: a call with free-text input", async (t) => {
+  const call = { id: "call_p", type: "custom", custom: { name: "apply_patch", input: "*** Begin Patch\n*** End Patch" } };
+  reply = {
+    json: { id: "chatcmpl-c", object: "chat.completion", model: "gpt-5", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [call] }, finish_reason: "tool_calls" }] },
+  };
+  const whole = await provider.generate(input, ctx());
+  const p = whole.candidates[0]!.parts[0]!;
+  t.same(p.kind.case === "toolCall" && [p.kind.value.id, p.kind.value.name, p.kind.value.input, p.kind.value.arguments], ["call_p", "apply_patch", "*** Begin Patch\n*** End Patch", undefined]);
+
+  const head = { id: "chatcmpl-s", object: "chat.completion.chunk", model: "gpt-5" };
+  const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  reply = {
+    chunks: [
+      chunk({ role: "assistant", content: null }),
+      chunk({ tool_calls: [{ index: 0, id: "call_p", type: "custom", custom: { name: "apply_patch", input: "*** Begin" } }] }),
+      chunk({ tool_calls: [{ index: 0, custom: { input: " Patch\n" } }] }),
+      chunk({ tool_calls: [{ index: 0, custom: { input: "*** End Patch" } }] }),
+      chunk({}, "tool_calls"),
+      "data: [DONE]\n\n",
+    ],
+  };
+  const events = await drain(guardStream(provider.stream(input, ctx())));
+  const start = events.find((e) => e.event.case === "partStart")!;
+  t.same(
+    start.event.case === "partStart" && start.event.value.part?.kind.value,
+    { $typeName: "omnigate.chat.v1.ToolCall", id: "call_p", name: "apply_patch", input: "" },
+    "the start marks a custom call",
+  );
+  t.same(
+    events.flatMap((e) => (e.event.case === "partDelta" ? [[e.event.value.delta.case, e.event.value.delta.value]] : [])),
+    [
+      ["input", "*** Begin"],
+      ["input", " Patch\n"],
+      ["input", "*** End Patch"],
+    ],
+    "input fragments as they came, no arguments",
+  );
+  const r = await replay(events);
+  t.same(r.candidates[0]!.parts[0]!.kind.value, { $typeName: "omnigate.chat.v1.ToolCall", id: "call_p", name: "apply_patch", input: "*** Begin Patch\n*** End Patch" });
+  t.equal(r.candidates[0]!.finishReason, FinishReason.TOOL_USE);
+});
+
 t.test("stream text; [DONE] without a finish_reason still finishes", async (t) => {
   reply = { chunks: sseChunks("openai/stream-text.sse") };
   const r = await collectStream(guardStream(provider.stream(input, ctx())));

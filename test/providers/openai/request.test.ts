@@ -147,7 +147,7 @@ t.test("tools and tool choice", async (t) => {
     const { body } = toVendorRequest(input({ turns: [user("q")], tools, toolChoice: { mode, allowedNames, disableParallel } }), "m", compat);
     t.same(body.tool_choice, want);
     t.same(
-      body.tools!.map((x) => x.function.name),
+      body.tools!.map((x) => (x.type === "function" ? x.function.name : x.custom.name)),
       names,
     );
     t.equal(body.parallel_tool_calls, parallel);
@@ -161,6 +161,41 @@ t.test("tools and tool choice", async (t) => {
     t.equal(errorDetail(err)?.field, field);
     t.equal(errorDetail(err)?.reason, "unsupported_by_upstream");
   }
+});
+
+t.test("custom tools are native: the tool, its calls in history, a choice of it", async (t) => {
+  const lark = { type: "grammar", syntax: "lark", definition: "start: /SELECT .+/" };
+  const tools = [
+    { kind: { case: "custom" as const, value: { name: "sql", description: "Run SQL", format: lark } } },
+    { kind: { case: "custom" as const, value: { name: "note", format: { type: "text" } } } },
+    { kind: { case: "custom" as const, value: { name: "free" } } },
+    { kind: { case: "function" as const, value: { name: "get_weather" } } },
+  ];
+  const turns = [
+    user("count"),
+    { role: Role.ASSISTANT, parts: [{ kind: { case: "toolCall" as const, value: { id: "call_s", name: "sql", input: "SELECT 1" } } }] },
+    { role: Role.USER, parts: [{ kind: { case: "toolResult" as const, value: { callId: "call_s", content: [{ kind: { case: "text" as const, value: { text: "1" } } }] } } }] },
+  ];
+  const { body } = toVendorRequest(input({ turns, tools }), "m", compat);
+  t.same(body.tools!.slice(0, 3), [
+    { type: "custom", custom: { name: "sql", description: "Run SQL", format: { type: "grammar", grammar: { syntax: "lark", definition: "start: /SELECT .+/" } } } },
+    { type: "custom", custom: { name: "note", format: { type: "text" } } },
+    { type: "custom", custom: { name: "free" } },
+  ]);
+  t.same(body.messages.slice(1), [
+    { role: "assistant", content: null, tool_calls: [{ id: "call_s", type: "custom", custom: { name: "sql", input: "SELECT 1" } }] },
+    { role: "tool", tool_call_id: "call_s", content: "1" },
+  ]);
+  const choose = (name: string) => toVendorRequest(input({ turns: [user("q")], tools, toolChoice: { mode: ToolChoiceMode.ANY, allowedNames: [name] } }), "m", compat).body.tool_choice;
+  t.same(choose("sql"), { type: "custom", custom: { name: "sql" } }, "a custom tool is chosen as one");
+  t.same(choose("get_weather"), { type: "function", function: { name: "get_weather" } });
+  const own = toVendorRequest(input({ turns: [user("q")], tools: [{ ...tools[0]!, vendorExtras: { openai: { defer_loading: true, custom: { format: { cache: "y" } } } } }] }), "m", compat).body
+    .tools![0];
+  t.same(
+    own,
+    { type: "custom", defer_loading: true, custom: { name: "sql", description: "Run SQL", format: { type: "grammar", cache: "y", grammar: { syntax: "lark", definition: "start: /SELECT .+/" } } } },
+    "a client's own fields laid over",
+  );
 });
 
 t.test("JSON output, logprobs, reasoning effort", async (t) => {

@@ -75,7 +75,10 @@ function request(r: R): Record<string, unknown> {
   if (maybe(r)) {
     const tools: unknown[] = [FN("get_weather")];
     if (maybe(r, 0.3)) tools.push({ ...FN("get_time"), function: { ...FN("get_time").function, strict: true, description: "time" } });
-    if (maybe(r, 0.3)) tools.push({ type: "custom", custom: { name: "sql" } });
+    if (maybe(r, 0.3)) {
+      const format = pick<unknown>(r, [undefined, { type: "text" }, { type: "grammar", grammar: { syntax: pick(r, ["lark", "regex"]), definition: "start: /SELECT .+/" } }]);
+      tools.push({ type: "custom", custom: { name: "sql", ...(maybe(r) ? { description: "Run SQL" } : {}), ...(format ? { format } : {}) } });
+    }
     body.tools = tools;
     if (maybe(r)) {
       body.tool_choice = pick<unknown>(r, [
@@ -212,7 +215,14 @@ function chunksOf(a: any, r: R): any[] {
     if (m.refusal) for (const p of pieces(m.refusal)) chunk({ refusal: p });
     if (m.annotations.length) chunk({ annotations: m.annotations });
     (m.tool_calls ?? []).forEach((tc: any, index: number) => {
-      if (tc.type === "custom") return chunk({ tool_calls: [{ index, ...tc }] });
+      if (tc.type === "custom") {
+        // As OpenAI streams a custom tool's call: type and name first, then the input in fragments.
+        const [head, ...rest] = pieces(tc.custom.input);
+        const first = maybe(r) ? head! : "";
+        chunk({ tool_calls: [{ index, id: tc.id, type: "custom", custom: { name: tc.custom.name, input: first } }] });
+        for (const p of first ? rest : [head!, ...rest]) chunk({ tool_calls: [{ index, custom: { input: p } }] });
+        return;
+      }
       chunk({ tool_calls: [{ index, id: tc.id, type: "function", function: { name: tc.function.name, arguments: "" } }] });
       for (const p of pieces(tc.function.arguments)) chunk({ tool_calls: [{ index, function: { arguments: p } }] });
     });
@@ -242,7 +252,8 @@ function fold(frames: any[]): any {
         if (!calls[tc.index]) {
           const { index: _i, ...first } = tc;
           calls[tc.index] = structuredClone(first);
-        } else calls[tc.index].function.arguments += tc.function.arguments;
+        } else if (calls[tc.index].type === "custom") calls[tc.index].custom.input += tc.custom.input;
+        else calls[tc.index].function.arguments += tc.function.arguments;
       }
       if (c.finish_reason) ch.finish_reason = c.finish_reason;
       if (c.logprobs) ch.logprobs = c.logprobs;

@@ -100,6 +100,40 @@ export interface PromptHints {
   quoted: string[];
   /** What follows "run:", "execute:" or "command:" to the end of its line. */
   commands: string[];
+  /** Fenced blocks (``` or ~~~), in order. */
+  blocks: FencedBlock[];
+}
+
+export interface FencedBlock {
+  /** The lines between the fences, as written. */
+  content: string;
+  /** Where the opening fence stands in the text. */
+  at: number;
+}
+
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})[^`\n]*$/;
+
+/** The fenced blocks of `text`: an opening fence line to the next closing fence of its kind and at least its length. One pass. */
+export function fencedBlocks(text: string): FencedBlock[] {
+  const out: FencedBlock[] = [];
+  const lines = text.split("\n");
+  let offset = 0;
+  let open: { fence: string; at: number; from: number } | undefined;
+  lines.forEach((line, i) => {
+    const l = line.replace(/\r$/, "");
+    if (open) {
+      const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(l);
+      if (close && close[1]![0] === open.fence[0] && close[1]!.length >= open.fence.length) {
+        out.push({ content: lines.slice(open.from, i).join("\n"), at: open.at });
+        open = undefined;
+      }
+    } else {
+      const m = FENCE_OPEN.exec(l);
+      if (m) open = { fence: m[1]!, at: offset, from: i + 1 };
+    }
+    offset += line.length + 1;
+  });
+  return out;
 }
 
 const STOPWORDS = new Set(
@@ -152,5 +186,6 @@ export function promptHints(text: string): PromptHints {
     paths: all(/(?:^|\s)((?:\/[\w.-]+)+\/?|[\w-]+\.[a-z0-9]{1,5})(?=[\s,;:!?)]|\.?$)/gim, 1).filter((p) => !/^\d+\.\d+$/.test(p)),
     quoted: all(/`([^`\n]+)`|"([^"\n]+)"/g).map((q) => q.replace(/^[`"]|[`"]$/g, "")),
     commands: all(/\b(?:run|execute|command)[ \t]*:[ \t]*([^\n]*[^\s])/gi, 1).map((c) => c.replace(/^([`"'])(.+)\1$/, "$2")),
+    blocks: fencedBlocks(text),
   };
 }

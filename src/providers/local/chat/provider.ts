@@ -3,7 +3,7 @@
 // a tool for development and CI (it needs no keys and no network), not a
 // model: the same input always gives the same content (ids are random).
 //
-// Behaviours (see chat-plan.ts, which decides the whole answer up front):
+// Behaviours (see plan.ts, which decides the whole answer up front):
 // - What it reads: the user's own words in the request, the last user turn
 //   with such words and no tool results; the context blocks agent clients
 //   add to user turns (`<system-reminder>`, `<session_context>`, `<context>`
@@ -23,9 +23,15 @@
 //   wrote, an enum the value the prompt mentions, a `command` what follows
 //   "run:"), and an optional one only where the user's words give it (name
 //   it, name one of its values, or hold a value of its kind); finish
-//   TOOL_USE. disable_parallel gives one call at most. Vendor tools get
-//   sensible inputs (bash {command}, computer {action: "screenshot"}, text
-//   editor {command: "view", path}). Once tool results for the request are
+//   TOOL_USE. disable_parallel gives one call at most. Codex's shell tools
+//   get the command only (exec_command {cmd}, shell {command: ["bash",
+//   "-lc", cmd]}). Vendor tools get sensible inputs (bash {command},
+//   computer {action: "screenshot"}, text editor {command: "view", path}).
+//   Custom tools (free-text input) are also called when a fenced block in the
+//   user's words fits their grammar (apply_patch: "*** Begin Patch" ... "***
+//   End Patch"), with that block verbatim as input; else their input is the
+//   first fenced block, a sample of a regex grammar, or a short text
+//   (custom-input.ts). Once tool results for the request are
 //   in (in a user turn after it), it answers them in text, `The tool <name>
 //   returned: <result>`, and calls nothing again, whatever tool_choice says.
 // - Thinking: when thinking is enabled, has a budget, or include_thoughts is

@@ -5,9 +5,9 @@
 // Google lets them). Any other part is signed with an HMAC over a canonical
 // form of the part (below): a text part over its kind only (so that a client
 // that re-chunks streamed text can still send it back), a tool call over its
-// name and arguments (keys sorted), and so on. Every input part whose
-// signature issuer is "local" must verify; a non-thinking part may instead
-// carry a thinking part's signature.
+// name and arguments (keys sorted) or free-text input, and so on. Every
+// input part whose signature issuer is "local" must verify; a non-thinking
+// part may instead carry a thinking part's signature.
 import { createHmac, createHash, timingSafeEqual } from "node:crypto";
 import { create } from "../../../core/proto/create.js";
 import type { ConnectError } from "@connectrpc/connect";
@@ -43,6 +43,8 @@ export function canonicalPart(p: Part): string {
     case "text":
       return "omnigate-local:text";
     case "toolCall":
+      // A custom tool's call is signed over its free-text input.
+      if (k.value.input !== undefined) return `omnigate-local:custom_call:${k.value.name}:${k.value.input}`;
       return `omnigate-local:tool_call:${k.value.name}:${stableJson(k.value.arguments ?? {})}`;
     case "toolResult":
       return `omnigate-local:tool_result:${k.value.callId}:${k.value.name}`;

@@ -1,21 +1,23 @@
-// Tools in the local engine: which tools to call (tool_choice, or tools the
-// user asks for by name), the calls themselves (arguments sampled from the
-// JSON Schema, vendor tools with sensible inputs), and the text answer to
-// tool results.
+// Tools in the local engine: which tools to call (tool_choice, tools the user
+// asks for by name, custom tools a fenced block in the user's words fits), the
+// calls themselves (arguments sampled from the JSON Schema, only the command
+// for Codex's shell tools, vendor tools with sensible inputs, custom tools'
+// free-text input from custom-input.ts), and the text answer to tool results.
 import { type JsonObject } from "@bufbuild/protobuf";
 import { create } from "../../../core/proto/create.js";
 import { randomBytes } from "node:crypto";
 import { PartSchema, Role, ToolChoiceMode, type ChatInput, type Part, type Tool, type ToolResult } from "../../../../gen/omnigate/chat/v1/chat_pb.js";
-import { clip, type PromptHints } from "./prompt.js";
+import { customInput, fittingBlockAt } from "./custom-input.js";
+import { clip, fencedBlocks, type FencedBlock, type PromptHints } from "./prompt.js";
 import { commandOf } from "./sample-strings.js";
 import { sampleArguments } from "./schema-sample.js";
 
-export type Callable = Extract<Tool["kind"], { case: "function" | "vendor" }>;
+export type Callable = Extract<Tool["kind"], { case: "function" | "vendor" | "custom" }>;
 
 export const toolName = (t: Callable) => t.value.name || (t.case === "vendor" ? t.value.type : "");
 
 function callables(input: ChatInput): Callable[] {
-  return input.tools.flatMap((t) => (t.kind.case === "function" || t.kind.case === "vendor" ? [t.kind] : []));
+  return input.tools.flatMap((t) => (t.kind.case === "function" || t.kind.case === "vendor" || t.kind.case === "custom" ? [t.kind] : []));
 }
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -59,6 +61,14 @@ function mentionAt(text: string, name: string): number {
   return at;
 }
 
+/** Where the user asks for the tool: names it, or (a custom tool) writes a fenced block that fits it; -1 when nowhere. */
+function askedAt(t: Callable, said: string, blocks: () => FencedBlock[]): number {
+  const at = mentionAt(said, toolName(t));
+  if (t.case !== "custom") return at;
+  const fit = fittingBlockAt(t.value, blocks());
+  return at < 0 ? fit : fit < 0 ? at : Math.min(at, fit);
+}
+
 /** The tools to call for this input (empty: answer without tools). */
 export function chooseTools(input: ChatInput, said: string): Callable[] {
   const choice = input.toolChoice;
@@ -66,8 +76,10 @@ export function chooseTools(input: ChatInput, said: string): Callable[] {
   if (mode === ToolChoiceMode.NONE) return [];
   const tools = callables(input);
   if (!tools.length) return [];
+  let found: FencedBlock[] | undefined;
+  const blocks = () => (found ??= fencedBlocks(said));
   const named = tools
-    .map((t) => ({ t, at: mentionAt(said, toolName(t)) }))
+    .map((t) => ({ t, at: askedAt(t, said, blocks) }))
     .filter((x) => x.at >= 0)
     .sort((a, b) => a.at - b.at)
     .map((x) => x.t);
@@ -99,14 +111,40 @@ export function toolCallId(): string {
 /** Anthropic's toolsets: the family a computer_toolset_* or browser_toolset_* offers. */
 const TOOLSET = /^(computer|browser)_toolset_\d{8}$/;
 
-/** A ToolCall part for `tool`, with arguments that validate against its schema. */
+/** Codex's shell tools: exec_command {cmd}, shell {command: argv}, shell_command {command}. */
+const SHELL_TOOLS = new Set(["exec_command", "shell", "shell_command"]);
+const COMMAND_KEYS = ["cmd", "command"];
+const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A shell tool's arguments: the command the user names (an argv list runs it
+ * through `bash -lc`, as Codex's models do) and the other required arguments
+ * sampled; none of the optional ones (workdir, tty, a `shell` to run it in).
+ * Undefined for tools that are not one.
+ */
+function shellArguments(name: string, parameters: JsonObject | undefined, hints: PromptHints): JsonObject | undefined {
+  if (!SHELL_TOOLS.has(name) || !parameters) return undefined;
+  const props = isObject(parameters.properties) ? parameters.properties : {};
+  const key = COMMAND_KEYS.find((k) => isObject(props[k]));
+  if (!key) return undefined;
+  const required = Array.isArray(parameters.required) ? parameters.required.filter((r): r is string => typeof r === "string" && r in props) : [];
+  const only = { ...parameters, properties: Object.fromEntries(required.map((k) => [k, props[k]!])), required };
+  const args = sampleArguments(only, hints);
+  const cmd = commandOf(hints);
+  args[key] = (props[key] as JsonObject).type === "array" ? ["bash", "-lc", cmd] : cmd;
+  return args;
+}
+
+/** A ToolCall part for `tool`, with arguments that validate against its schema (a custom tool: its free-text input). */
 export function toolCallPart(tool: Callable, hints: PromptHints): Part {
+  if (tool.case === "custom") return create(PartSchema, { kind: { case: "toolCall", value: { id: toolCallId(), name: tool.value.name, input: customInput(tool.value, hints) } } });
   // A toolset is called through one of its members, as Anthropic does: the
   // screenshot member (both families have it, with nothing it needs), marked
   // with the toolset's family.
   const family = tool.case === "vendor" ? TOOLSET.exec(tool.value.type)?.[1] : undefined;
   if (family) return create(PartSchema, { kind: { case: "toolCall", value: { id: toolCallId(), name: "screenshot", arguments: {} } }, vendorExtras: { anthropic: { toolset_name: family } } });
-  const args = tool.case === "function" ? sampleArguments(tool.value.parameters, hints) : vendorInput(tool.value.type, tool.value.name, hints);
+  const args =
+    tool.case === "function" ? (shellArguments(tool.value.name, tool.value.parameters, hints) ?? sampleArguments(tool.value.parameters, hints)) : vendorInput(tool.value.type, tool.value.name, hints);
   return create(PartSchema, { kind: { case: "toolCall", value: { id: toolCallId(), name: toolName(tool), arguments: args } } });
 }
 

@@ -21,6 +21,60 @@ export const ask = (t: string, more: InputInit = {}) => input({ turns: [user(t)]
 export const fn = (name: string, parameters: JsonObject, description = "") => ({ kind: { case: "function" as const, value: { name, description, parameters } } });
 export const codeTool = { kind: { case: "codeExecution" as const, value: {} } };
 export const vendorTool = (type: string, name: string) => ({ kind: { case: "vendor" as const, value: { type, name } } });
+export const customTool = (name: string, format?: JsonObject, description = "") => ({ kind: { case: "custom" as const, value: { name, description, ...(format ? { format } : {}) } } });
+
+/** Codex's apply_patch grammar (codex-rs tool_apply_patch.lark). */
+export const APPLY_PATCH_GRAMMAR = `start: begin_patch hunk+ end_patch
+begin_patch: "*** Begin Patch" LF
+end_patch: "*** End Patch" LF?
+
+hunk: add_hunk | delete_hunk | update_hunk
+add_hunk: "*** Add File: " filename LF add_line+
+delete_hunk: "*** Delete File: " filename LF
+update_hunk: "*** Update File: " filename LF change_move? change?
+
+filename: /(.+)/
+add_line: "+" /(.*)/ LF -> line
+
+change_move: "*** Move to: " filename LF
+change: (change_context | change_line)+ eof_line?
+change_context: ("@@" | "@@ " /(.+)/) LF
+change_line: ("+" | "-" | " ") /(.*)/ LF
+eof_line: "*** End of File" LF
+
+%import common.LF
+`;
+export const applyPatch = customTool("apply_patch", { type: "grammar", syntax: "lark", definition: APPLY_PATCH_GRAMMAR }, "Use the `apply_patch` tool to edit files.");
+
+/** Codex's exec_command and shell function tools (their parameters as Codex declares them, trimmed). */
+export const execCommand = fn("exec_command", {
+  type: "object",
+  properties: {
+    cmd: { type: "string", description: "Shell command to execute." },
+    workdir: { type: "string" },
+    shell: { type: "string", description: "Shell binary to launch." },
+    tty: { type: "boolean" },
+    yield_time_ms: { type: "number" },
+    max_output_tokens: { type: "number" },
+    justification: { type: "string" },
+    sandbox_permissions: { type: "string" },
+    login: { type: "boolean" },
+  },
+  required: ["cmd"],
+  additionalProperties: false,
+});
+export const codexShell = fn("shell", {
+  type: "object",
+  properties: {
+    command: { type: "array", items: { type: "string" }, description: "The command to execute" },
+    workdir: { type: "string" },
+    timeout_ms: { type: "number" },
+    with_escalated_permissions: { type: "boolean" },
+    justification: { type: "string" },
+  },
+  required: ["command"],
+  additionalProperties: false,
+});
 
 export function ctx(signal: AbortSignal = new AbortController().signal): CallContext {
   return { signal, requestId: "req_test", upstreamModel: "local-chat" };

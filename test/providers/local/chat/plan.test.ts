@@ -6,7 +6,7 @@ import { BlockReason, CodeOutcome, FinishReason, HarmCategory, HarmProbability, 
 import { errorDetail, retryAfterSeconds } from "../../../../src/core/errors.js";
 import { planChat, type PlanOptions } from "../../../../src/providers/local/chat/plan.js";
 import { countText, splitTokens } from "../../../../src/lib/tokenizer.js";
-import { ask, assistant, codeTool, fn, input, newAjv, SECRET, textOf, user, vendorTool } from "./fixtures.js";
+import { applyPatch, ask, assistant, codeTool, codexShell, customTool, execCommand, fn, input, newAjv, SECRET, textOf, user, vendorTool } from "./fixtures.js";
 
 const opts: PlanOptions = { blocklist: ["forbidden-topic"], signingSecret: SECRET, faultInjection: true };
 const plan = (i: ReturnType<typeof input>, o: Partial<PlanOptions> = {}) => planChat(i, { ...opts, ...o });
@@ -380,4 +380,68 @@ t.test("everyday-word tool names count only when asked for as tools", async (t) 
     "a lower-case name as declared",
   );
   t.same(calls(parts(ask("use the Read tool on notes.md", { tools: claudeTools })))[0]!.arguments, { file_path: "notes.md" });
+});
+
+const PATCH = "*** Begin Patch\n*** Add File: hello.txt\n+Hello, world!\n*** End Patch";
+const codexTools = [execCommand, codexShell, applyPatch];
+
+t.test("Codex tools: exec_command and shell get the command named, and only it", async (t) => {
+  const exec = calls(parts(ask("use exec_command to run: echo hi", { tools: codexTools })));
+  t.same(
+    exec.map((c) => [c.name, c.arguments, c.input]),
+    [["exec_command", { cmd: "echo hi" }, undefined]],
+    "exec_command: {cmd} alone (no shell, workdir or tty)",
+  );
+  t.same(calls(parts(ask("use the shell tool to run: `ls -la /tmp`", { tools: codexTools })))[0]?.arguments, { command: ["bash", "-lc", "ls -la /tmp"] }, "shell: an argv list");
+  t.same(calls(parts(ask("hi", { tools: [execCommand], toolChoice: { mode: ToolChoiceMode.ANY } })))[0]?.arguments, { cmd: "ls -la" }, "forced with no command named");
+  t.equal(calls(parts(ask("run: echo hi", { tools: codexTools }))).length, 0, "a command with no tool named calls nothing");
+});
+
+t.test("Codex tools: a fenced patch calls apply_patch with the patch verbatim", async (t) => {
+  const prompt = `Please add a greeting file.\n\n\`\`\`\n${PATCH}\n\`\`\`\nThanks.`;
+  const ps = parts(ask(prompt, { tools: codexTools }));
+  const call = calls(ps)[0]!;
+  t.same([call.name, call.input, call.arguments], ["apply_patch", PATCH, undefined], "the block's content, byte for byte; no arguments");
+  t.equal(plan(ask(prompt, { tools: codexTools })).candidates[0]!.finishReason, FinishReason.TOOL_USE);
+  const indented = "```diff\n" + PATCH.replace("+Hello, world!", "+  two spaces kept  ") + "\n```";
+  t.equal(calls(parts(ask(indented, { tools: codexTools })))[0]?.input, PATCH.replace("+Hello, world!", "+  two spaces kept  "), "an info string and inner spacing");
+  t.equal(calls(parts(ask("```\nprint('hi')\n```", { tools: codexTools }))).length, 0, "a block that does not fit calls nothing");
+  t.equal(calls(parts(ask(prompt, { tools: codexTools, toolChoice: { mode: ToolChoiceMode.NONE } }))).length, 0, "NONE never calls");
+  const both = calls(parts(ask(`use exec_command to run: cat hello.txt\n\`\`\`\n${PATCH}\n\`\`\``, { tools: codexTools })));
+  t.same(
+    both.map((c) => c.name),
+    ["exec_command", "apply_patch"],
+    "calls in the order asked for",
+  );
+  t.equal(calls(parts(ask("use apply_patch", { tools: [applyPatch] })))[0]?.input, "*** Begin Patch\n*** End Patch", "named with no block: the grammar's fixed ends");
+});
+
+t.test("custom tools: regex and text formats", async (t) => {
+  const regexTool = customTool("set_code", { type: "grammar", syntax: "regex", definition: "[A-Z]{3}-\\d{2}" });
+  t.equal(calls(parts(ask("use set_code", { tools: [regexTool] })))[0]?.input, "AAA-11", "sampled from the regex");
+  t.equal(calls(parts(ask("```\nXYZ-42\n```", { tools: [regexTool] })))[0]?.input, "XYZ-42", "a block that matches the regex calls it by itself");
+  const notes = customTool("save_note", { type: "text" });
+  t.equal(calls(parts(ask("use save_note with\n```\nline one\nline two\n```", { tools: [notes] })))[0]?.input, "line one\nline two", "text: the fenced block");
+  t.equal(calls(parts(ask("use save_note please", { tools: [notes] })))[0]?.input, "use save_note please", "text: a short text");
+  t.equal(calls(parts(ask("```\nanything\n```", { tools: [notes] }))).length, 0, "free text is never called by a block alone");
+});
+
+t.test("a custom call's result is answered like a function's", async (t) => {
+  const callPart = { kind: { case: "toolCall" as const, value: { id: "call_1", name: "apply_patch", input: PATCH } } };
+  const result = { kind: { case: "toolResult" as const, value: { callId: "call_1", content: [{ kind: { case: "text" as const, value: { text: "Success. Updated: A hello.txt" } } }] } } };
+  const p = plan(input({ tools: codexTools, turns: [user("```\n" + PATCH + "\n```"), assistant(callPart), user(result)] }));
+  t.equal(textOf(p.candidates[0]!.parts), "The tool apply_patch returned: Success. Updated: A hello.txt");
+  t.equal(calls(p.candidates[0]!.parts).length, 0, "no call again");
+  const signed = plan(ask("```\n" + PATCH + "\n```", { tools: codexTools, config: { thinking: { enabled: true } } })).candidates[0]!.parts;
+  const call = signed.find((x) => x.kind.case === "toolCall")!;
+  const again = plan(
+    input({
+      tools: codexTools,
+      config: { thinking: { enabled: true } },
+      turns: [user("```\n" + PATCH + "\n```"), assistant(...signed), user({ ...result, kind: { ...result.kind, value: { ...result.kind.value, callId: (call.kind.value as { id: string }).id } } })],
+    }),
+  );
+  t.notOk(again.fault, "its signature verifies");
+  const forged = { ...call, kind: { case: "toolCall" as const, value: { ...(call.kind.value as object), input: "*** Begin Patch\n*** Delete File: x\n*** End Patch" } } };
+  t.equal(plan(input({ tools: codexTools, turns: [user("hi"), assistant(forged as Part)] })).fault?.code, Code.InvalidArgument, "a changed input does not verify");
 });

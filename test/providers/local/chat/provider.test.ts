@@ -7,7 +7,7 @@ import { errorDetail } from "../../../../src/core/errors.js";
 import { loadConfig } from "../../../../src/config.js";
 import { localChatProvider } from "../../../../src/providers/local/chat/provider.js";
 import { countText, MEDIA_TOKENS } from "../../../../src/lib/tokenizer.js";
-import { ask, assistant, codeTool, ctx, fn, input, SECRET, textOf, user, vendorTool, type InputInit } from "./fixtures.js";
+import { applyPatch, ask, assistant, codeTool, ctx, execCommand, fn, input, SECRET, textOf, user, vendorTool, type InputInit } from "./fixtures.js";
 
 const engine = localChatProvider({ signingSecret: SECRET });
 const weather = fn("get_weather", { type: "object", properties: { city: { type: "string" }, days: { type: "integer", minimum: 1 } }, required: ["city", "days"] });
@@ -42,6 +42,7 @@ const streamCases: Array<[string, InputInit]> = [
   ["max tokens", { turns: [user("one two three four five six")], config: { maxOutputTokens: 4 } }],
   ["stop sequence", { turns: [user("alpha beta gamma")], config: { stopSequences: ["gamma"] } }],
   ["tool call", { turns: [user("use get_weather for Lisbon")], tools: [weather] }],
+  ["custom tool call", { turns: [user("```\n*** Begin Patch\n*** Add File: a.txt\n+one two three four five six seven\n*** End Patch\n```")], tools: [applyPatch, execCommand] }],
   ["forced vendor tool", { turns: [user("hi")], tools: [vendorTool("bash_20250124", "bash")], toolChoice: { mode: ToolChoiceMode.ANY } }],
   ["thinking", { turns: [user("think hard")], config: { thinking: { enabled: true, budgetTokens: 2000 } } }],
   ["thinking and tool", { turns: [user("get_weather in Oslo")], tools: [weather], config: { thinking: { includeThoughts: true } } }],
@@ -80,6 +81,25 @@ t.test("tool arguments stream as JSON fragments", async (t) => {
   t.same(JSON.parse(frags.join("")), { city: "Lisbon", days: 1 });
   const start = events.find((e) => e.event.case === "partStart")!;
   t.match(start.event.case === "partStart" && start.event.value.part?.kind.case === "toolCall" && start.event.value.part.kind.value.id, /^toolu_/);
+});
+
+t.test("a custom tool's input streams as input deltas after a part start that marks it", async (t) => {
+  const patch = "*** Begin Patch\n*** Add File: a.txt\n+one two three four five six seven\n*** End Patch";
+  const events = await drain(engine.stream(ask("```\n" + patch + "\n```", { tools: [applyPatch] }), ctx()));
+  const start = events.find((e) => e.event.case === "partStart")!;
+  const part = start.event.case === "partStart" ? start.event.value.part : undefined;
+  t.same(part?.kind.case === "toolCall" && { name: part.kind.value.name, input: part.kind.value.input, arguments: part.kind.value.arguments }, {
+    name: "apply_patch",
+    input: "",
+    arguments: undefined,
+  });
+  const frags = events.flatMap((e) => (e.event.case === "partDelta" && e.event.value.delta.case === "input" ? [e.event.value.delta.value] : []));
+  t.ok(frags.length > 1, "several fragments");
+  t.equal(frags.join(""), patch, "they join into the input");
+  t.notOk(
+    events.some((e) => e.event.case === "partDelta" && e.event.value.delta.case === "argumentsJson"),
+    "no arguments",
+  );
 });
 
 t.test("faults", async (t) => {
