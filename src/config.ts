@@ -345,6 +345,18 @@ const imageBotSchema = z
   .strict()
   .default(DEFAULT_IMAGE_BOT);
 
+/** Responses the Responses API keeps for `store` (src/core/response/): how long, and how large a document may be. */
+const DEFAULT_RESPONSES = { retentionDays: 30, maxBytes: 32 * 1024 * 1024 };
+const responsesSchema = z
+  .object({
+    /** Days a stored response is kept after it is saved (OpenAI keeps them 30). */
+    retentionDays: atLeastOne.max(3650, "expected at most 3650").default(DEFAULT_RESPONSES.retentionDays),
+    /** Largest document of a stored response (the Response object, its input items, its conversation so far), as JSON bytes; a larger one is not stored. */
+    maxBytes: atLeastOne.default(DEFAULT_RESPONSES.maxBytes),
+  })
+  .strict()
+  .default(DEFAULT_RESPONSES);
+
 /** "*" (any origin) or one origin, scheme://host[:port], as a browser sends it in Origin. */
 const corsOrigin = z.string().regex(/^(\*|https?:\/\/[^/\s?#]+)$/, "expected * or an origin such as https://app.example.com (no path)");
 const corsOrigins = z.array(corsOrigin);
@@ -388,12 +400,14 @@ export const fileSchema = z
     prices: priceSchema.optional(),
     local: localSchema.optional(),
     urlSecret: z.string().optional(),
+    sealSecret: z.string().optional(),
     channels: z.array(channelSchema).optional(),
     images: imagesSchema.optional(),
     video: videoSchema.optional(),
     upstream: upstreamSchema.optional(),
     tasks: tasksSchema.optional(),
     imageBot: imageBotSchema.optional(),
+    responses: responsesSchema.optional(),
   })
   .strict();
 
@@ -470,6 +484,8 @@ export const configSchema = z.object({
   local: localSchema,
   /** Secret that signs file URLs (/files/:id?exp&sig); when empty, a random one kept in <dataDir>/url-secret. */
   urlSecret: z.string().default(""),
+  /** Secret of the opaque blobs the Responses API hands out (reasoning, compaction); when empty, a random one kept in <filesDir or dataDir>/seal-secret. */
+  sealSecret: z.string().default(""),
   /** Upstream channels (see channelSchema). */
   channels: z.array(channelSchema).default([]),
   images: imagesSchema,
@@ -478,6 +494,7 @@ export const configSchema = z.object({
   upstream: upstreamSchema,
   tasks: tasksSchema,
   imageBot: imageBotSchema,
+  responses: responsesSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -525,6 +542,7 @@ const ENV: Record<string, { key: keyof z.input<typeof configSchema>; parse?: (v:
   OMNIGATE_DATABASE_POOL_SIZE: { key: "databasePoolSize" },
   OMNIGATE_FILES_DIR: { key: "filesDir" },
   OMNIGATE_URL_SECRET: { key: "urlSecret" },
+  OMNIGATE_SEAL_SECRET: { key: "sealSecret" },
   /** A JSON array of channels. */
   OMNIGATE_CHANNELS: { key: "channels", parse: (v) => JSON.parse(v) },
 };
@@ -546,7 +564,7 @@ const LOCAL_ENV: Record<string, { key: keyof LocalConfig; parse: (v: string) => 
 };
 
 /** Nested environment overrides of the task runner and the image-bot proxy. */
-const SECTION_ENV: Record<string, { section: "tasks" | "imageBot" | "video"; key: string; parse: (v: string) => unknown }> = {
+const SECTION_ENV: Record<string, { section: "tasks" | "imageBot" | "video" | "responses"; key: string; parse: (v: string) => unknown }> = {
   OMNIGATE_TASK_TIMEOUT_MS: { section: "tasks", key: "timeoutMs", parse: (v) => v },
   OMNIGATE_TASK_SWEEP_MS: { section: "tasks", key: "sweepIntervalMs", parse: (v) => v },
   OMNIGATE_NOTIFY_HOOK: { section: "tasks", key: "notifyHook", parse: (v) => v },
@@ -571,6 +589,7 @@ const SECTION_ENV: Record<string, { section: "tasks" | "imageBot" | "video"; key
   },
   OMNIGATE_IB_TRANSLATE_MODEL: { section: "imageBot", key: "translateModel", parse: (v) => v },
   OMNIGATE_IB_TILE_SIZE: { section: "imageBot", key: "tileSize", parse: (v) => v },
+  OMNIGATE_RESPONSE_RETENTION_DAYS: { section: "responses", key: "retentionDays", parse: (v) => v },
 };
 
 export class ConfigError extends Error {

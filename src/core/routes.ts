@@ -12,6 +12,7 @@ import { ImageBotService } from "../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { VideoService } from "../../gen/omnigate/video/v1/video_pb.js";
 import { FileService } from "../../gen/omnigate/file/v1/file_pb.js";
 import { EmbeddingService } from "../../gen/omnigate/embedding/v1/embedding_pb.js";
+import { StoredResponseService } from "../../gen/omnigate/response/v1/response_pb.js";
 import type { Authenticator } from "./auth/authenticator.js";
 import { localClient } from "./call/client.js";
 import { connectRoutes, type Binding } from "./call/connect-routes.js";
@@ -28,10 +29,11 @@ import { imageBotService } from "./image-bot/image-bot-service.js";
 import { videoService, type VideoServiceDeps } from "./video/video-service.js";
 import { fileService, type FileServiceDeps } from "./file/file-service.js";
 import { embeddingService, type EmbeddingServiceDeps } from "./embedding/embedding-service.js";
+import { storedResponseService, type StoredResponseServiceDeps } from "./response/stored-response-service.js";
 import { admission } from "./tenancy/admission.js";
 import type { Budgets } from "./tenancy/budget.js";
 import type { RateLimiter } from "./tenancy/limiter.js";
-import { meters } from "./tenancy/meters.js";
+import { meters, UNLIMITED_METHODS } from "./tenancy/meters.js";
 import type { PriceTable } from "./tenancy/prices.js";
 import { settlement } from "./tenancy/settlement.js";
 import type { UsageStore } from "../storage/types.js";
@@ -51,6 +53,8 @@ export interface CoreDeps {
   files?: FileServiceDeps;
   /** Embeddings (/v1/embeddings, Gemini's embedContent); served when given. */
   embedding?: EmbeddingServiceDeps;
+  /** Stored Responses API responses (`store`, previous_response_id, /v1/responses/{id}); served when given. */
+  responses?: StoredResponseServiceDeps;
   /** Scopes, rate limits, budgets and usage records (admission and settlement), timed with `now`. */
   tenancy: { limiter: RateLimiter; budgets: Budgets; prices: PriceTable; usage?: UsageStore; now?: () => number };
   /** Reports every call when it ends (metrics). */
@@ -67,6 +71,7 @@ export interface CoreClients {
   video: CoreClient<typeof VideoService>;
   files: CoreClient<typeof FileService>;
   embeddings: CoreClient<typeof EmbeddingService>;
+  responses: CoreClient<typeof StoredResponseService>;
 }
 
 export interface Core {
@@ -79,7 +84,7 @@ export function buildCore(deps: CoreDeps): Core {
   const table = meters(deps.image?.models);
   const pipeline = createPipeline({
     auth: deps.auth,
-    admission: admission({ ...deps.tenancy, meters: table }),
+    admission: admission({ ...deps.tenancy, meters: table, unlimited: UNLIMITED_METHODS }),
     settlement: settlement({ ...deps.tenancy, meters: table }),
     observe: deps.observe,
     now: deps.tenancy.now,
@@ -100,6 +105,7 @@ export function buildCore(deps: CoreDeps): Core {
     video: bind(VideoService, deps.video ? videoService(deps.video) : {}),
     files: bind(FileService, deps.files ? fileService(deps.files) : {}),
     embeddings: bind(EmbeddingService, deps.embedding ? embeddingService(deps.embedding) : {}),
+    responses: bind(StoredResponseService, deps.responses ? storedResponseService(deps.responses) : {}),
   };
   const served = bindings.filter((b) => Object.keys(b.impl).length > 0);
   return { clients, routes: connectRoutes(served, pipeline) };

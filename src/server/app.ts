@@ -23,6 +23,7 @@ import { logRefusals } from "./refusal-log.js";
 import { limitConnections, serverTimeouts } from "./connection-limit.js";
 import { trpcErrorHandler } from "../trpc/http-errors.js";
 import { keyCheck, rpcLimits, unauthenticatedAnswer } from "./rpc-edge.js";
+import { answerUpgrades } from "./upgrade.js";
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
@@ -72,6 +73,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
 
   const connections = limitConnections(app.server, config.maxConnections);
+  // WebSocket upgrades: a 426 where a client falls back to HTTP (upgrade.ts).
+  answerUpgrades(app.server, requestId);
 
   // Per-request hooks in callback style: an async hook costs a promise and a
   // microtask on every request.
@@ -113,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await deps.videos.close();
   });
   app.addHook("onClose", async () => {
+    deps.responseSweeper.stop();
     deps.files.sweeper.stop();
     await deps.images.close();
   });

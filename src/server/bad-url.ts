@@ -39,7 +39,7 @@ export function badUrlReply(url: string, wire: Wire, requestId: string, message:
 
 /**
  * The 404 for a path no route and no facade's own not-found handler took (the
- * rest of /v1, such as /v1/responses, a POST to /v1/models): the shape
+ * rest of /v1, such as /v1/assistants, a POST to /v1/models): the shape
  * of the format whose client most likely sent it, by the caller's headers.
  */
 export function unknownUrlReply(url: string, wire: Wire, requestId: string, method: string): BadUrlReply {

@@ -23,6 +23,8 @@ import { createTaskDeps, type TaskDeps } from "./task-deps.js";
 import { createVideoDeps, type VideoDeps } from "./video-deps.js";
 import { createEmbeddingDeps, type EmbeddingDeps } from "./embedding-deps.js";
 import { writeCoalescer, type WriteCoalescer } from "./write-coalescer.js";
+import { keptSecret } from "../lib/kept-secret.js";
+import { responseSweeper, type ResponseSweeper } from "../core/response/sweeper.js";
 import { createLogger, type Logger } from "./logger.js";
 
 export interface Lifecycle {
@@ -45,6 +47,8 @@ export interface AppDeps {
   now: () => number;
   /** Generated files: blob store, URL secret and the sweeper (stopped when the app closes). */
   files: FileDeps;
+  /** Key of the opaque blobs the Responses facade hands out and takes back (reasoning, compaction). */
+  sealSecret: string;
   /** Image providers and routing; closed with the app. */
   images: ImageDeps;
   /** The durable task runner (image-bot and video tasks) and the image-bot pool; stopped with the app. */
@@ -53,6 +57,8 @@ export interface AppDeps {
   videos: VideoDeps;
   /** Embedding providers and routing; closed with the app. */
   embeddings: EmbeddingDeps;
+  /** Deletes expired stored responses; stopped with the app. */
+  responseSweeper: ResponseSweeper;
   /** Runtime state of the configured channels (enabled, last error), shared by every routing. */
   channels: ChannelStates;
   /** With shared storage: re-reads what other instances change (channel and account admin state); stopped with the app. */
@@ -64,6 +70,12 @@ export interface AppDeps {
   /** The process's logger: fastify's loggerInstance, and the task runner's. */
   log: Logger;
 }
+
+/** How often expired stored responses are deleted (reads never see them meanwhile). */
+export const RESPONSE_SWEEP_MS = 60_000;
+
+/** The file the Responses sealing secret is kept in when none is configured. */
+export const SEAL_SECRET_FILE = "seal-secret";
 
 /** How often an instance on shared storage picks up other instances' admin changes. */
 export const STATE_REFRESH_MS = 2_000;
@@ -108,6 +120,8 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const chat = createChatDeps(config, local, localChatEntries(LOCAL_MODELS_CREATED), { now, states: channels, cooldown, ...(writes ? { onSocket: writes.attach } : {}) });
   const chatRouting = chat.routing;
   const files = createFileDeps(config, storage, now);
+  // Kept beside the URL secret: instances sharing a files dir open each other's blobs.
+  const sealSecret = keptSecret(config.sealSecret, config.filesDir ?? config.dataDir, SEAL_SECRET_FILE);
   const images = createImageDeps(config, storage, files, now, channels);
   const embeddings = createEmbeddingDeps(config, { now, states: channels, cooldown });
   const catalog = staticCatalog([...chat.catalogEntries, ...embeddings.catalogEntries, ...images.catalogEntries]);
@@ -126,8 +140,10 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
     video: videos.service,
     files: fileApi,
     embedding: embeddings.service,
+    responses: { store: storage.responses, retentionMs: config.responses.retentionDays * 86_400_000, maxBytes: config.responses.maxBytes, now },
     observe: observeCalls(metrics),
   });
+  const responses = responseSweeper(storage.responses, { intervalMs: RESPONSE_SWEEP_MS, now, onError: (err) => log.warn({ err }, "deleting expired stored responses failed") });
   // Every task kind is registered on tasks.runner before this: it resumes unfinished tasks.
   await tasks.runner.start();
   const stateRefresh =
@@ -150,10 +166,12 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
     lifecycle: { shuttingDown: false },
     now,
     files,
+    sealSecret,
     images,
     tasks,
     videos,
     embeddings,
+    responseSweeper: responses,
     channels,
     stateRefresh,
     keySignal,

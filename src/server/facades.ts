@@ -6,6 +6,7 @@ import { messagesFacade } from "../facades/messages/plugin.js";
 import { openaiModelsFacade } from "../facades/openai-models/plugin.js";
 import { openaiImagesFacade } from "../facades/openai-images/plugin.js";
 import { openaiChatFacade } from "../facades/openai-chat/plugin.js";
+import { openaiResponsesFacade } from "../facades/openai-responses/plugin.js";
 import { generateContentFacade } from "../facades/generate-content/plugin.js";
 import { imageBotFacade } from "../facades/image-bot/plugin.js";
 import { videoFacade } from "../facades/video/plugin.js";
@@ -20,6 +21,7 @@ export const facades: Facade[] = [
   { name: "messages", plugin: messagesFacade },
   { name: "openai-models", plugin: openaiModelsFacade },
   { name: "openai-chat", plugin: openaiChatFacade },
+  { name: "openai-responses", plugin: openaiResponsesFacade },
   { name: "openai-images", plugin: openaiImagesFacade },
   { name: "openai-embeddings", plugin: openaiEmbeddingsFacade },
   { name: "generate-content", plugin: generateContentFacade },

@@ -2,7 +2,7 @@
 // Column values arrive the same from SQLite and PostgreSQL (the pool parses
 // int8/numeric to numbers), except booleans: SQLite stores them as 0/1, and
 // its key store converts that before keyFromRow.
-import type { ApiKeyRecord, CachedContentRecord, FileRecord, OutboxMessage, TaskAccountRecord, TaskRecord, UsageRecord } from "./types.js";
+import type { ApiKeyRecord, CachedContentRecord, FileRecord, OutboxMessage, StoredResponseDoc, StoredResponseRecord, TaskAccountRecord, TaskRecord, UsageRecord } from "./types.js";
 
 export interface TaskRow {
   id: string;
@@ -191,3 +191,39 @@ export interface TaskAccountRow {
 }
 
 export const taskAccountFromRow = (r: TaskAccountRow): TaskAccountRecord => ({ kind: r.kind, id: r.id, data: JSON.parse(r.data), updateTime: r.update_time });
+
+export interface StoredResponseRow {
+  id: string;
+  owner_key_id: string;
+  model: string;
+  status: string;
+  previous_response_id: string;
+  create_time: number;
+  expire_time: number;
+  response: string;
+  input: string;
+  context: string;
+}
+
+export function storedResponseFromRow(r: StoredResponseRow): StoredResponseRecord {
+  return {
+    id: r.id,
+    ownerKeyId: r.owner_key_id,
+    model: r.model,
+    status: r.status,
+    previousResponseId: r.previous_response_id,
+    createTime: r.create_time,
+    expireTime: r.expire_time,
+    response: r.response,
+    input: r.input,
+    context: r.context,
+  };
+}
+
+const STORED_RESPONSE_DOCS: readonly StoredResponseDoc[] = ["response", "input", "context"];
+
+/** The select list of a stored-response read: the row's fields, and of its documents those named ('' for the rest). */
+export function storedResponseColumns(docs: readonly StoredResponseDoc[]): string {
+  const chosen = STORED_RESPONSE_DOCS.map((d) => (docs.includes(d) ? d : `'' AS ${d}`));
+  return ["id", "owner_key_id", "model", "status", "previous_response_id", "create_time", "expire_time", ...chosen].join(", ");
+}

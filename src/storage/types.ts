@@ -267,6 +267,49 @@ export interface CachedContentStore {
 }
 
 /**
+ * A response of the OpenAI Responses API kept for `store` (core/response/).
+ * Its documents are JSON text written by the core, opaque to storage.
+ */
+export interface StoredResponseRecord {
+  /** "resp_…". */
+  id: string;
+  ownerKeyId: string;
+  model: string;
+  status: string;
+  /** The response it continues ("" for none). */
+  previousResponseId: string;
+  createTime: number;
+  expireTime: number;
+  /** The Response object. */
+  response: string;
+  /** This response's input items, a JSON array. */
+  input: string;
+  /** Every input and output item of the conversation up to and including this response, a JSON array. */
+  context: string;
+}
+
+/** The documents of a stored response; a read names those it needs (they can be large). */
+export type StoredResponseDoc = "response" | "input" | "context";
+
+/** Which row a read or delete means: the owner's, unexpired at `now`. */
+export interface StoredResponseKey {
+  id: string;
+  ownerKeyId: string;
+  now: number;
+}
+
+export interface StoredResponseStore {
+  /** Inserts, or replaces the row with the same id when the same key owns it; false, writing nothing, when another key's row has the id. */
+  put(rec: StoredResponseRecord): Promise<boolean>;
+  /** The row with the documents asked for (the others ""), or undefined when it is another key's, expired at `now`, or missing. */
+  get(key: StoredResponseKey, docs: readonly StoredResponseDoc[]): Promise<StoredResponseRecord | undefined>;
+  /** Deletes the row on the same terms as get; false when there was none. */
+  delete(key: StoredResponseKey): Promise<boolean>;
+  /** Removes up to `limit` rows expired at `now`; returns how many. */
+  deleteExpired(now: number, limit: number): Promise<number>;
+}
+
+/**
  * A callback in the durable outbox of the task runner: one per task change,
  * delivered in `seq` order per task. `id` is the webhook-id, stable across attempts.
  */
@@ -336,6 +379,7 @@ export interface Storage {
   readonly usage: UsageStore;
   readonly files: FileStore;
   readonly cachedContents: CachedContentStore;
+  readonly responses: StoredResponseStore;
   /** Migration versions applied, oldest first. */
   migrations(): Promise<number[]>;
   close(): Promise<void>;

@@ -29,7 +29,7 @@ t.before(async () => {
   });
   keys.wrongScope = await createKey({ formats: ["trpc"] });
   keys.poor = await createKey({ budget: 0.5 });
-  for (const f of ["messages", "gemini", "images", "imagebot", "video"]) keys[`limited-${f}`] = await createKey({ limits: { requestsPerMinute: 1 } });
+  for (const f of ["messages", "gemini", "responses", "images", "imagebot", "video"]) keys[`limited-${f}`] = await createKey({ limits: { requestsPerMinute: 1 } });
 });
 t.teardown(() => server?.close());
 
@@ -84,6 +84,21 @@ t.test("generate-content (/v1beta)", async (t) => {
   t.match(await poor.json(), { error: { status: "PERMISSION_DENIED" } });
   await call(keys["limited-gemini"]!);
   t.equal(await statusOf(call(keys["limited-gemini"]!)), 429);
+});
+
+t.test("openai-responses (/v1/responses)", async (t) => {
+  const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
+  const call = (apiKey: string, model = "gpt-5.5") => client(apiKey).responses.create({ model, input: "hi", store: false });
+  const none = await raw("/v1/responses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi" }) });
+  t.equal(none.status, 401);
+  t.match(await none.json(), { error: { type: "invalid_request_error", code: "invalid_api_key" } });
+  await rejectsWith(t, call("sk-og-wrong"), OpenAI.AuthenticationError, "AuthenticationError");
+  await rejectsWith(t, call(keys.wrongScope!), OpenAI.PermissionDeniedError, "PermissionDeniedError");
+  await rejectsWith(t, call(keys.poor!, "priced-gpt"), OpenAI.PermissionDeniedError, "PermissionDeniedError");
+  await call(keys["limited-responses"]!);
+  const err = await call(keys["limited-responses"]!).catch((e: unknown) => e);
+  t.type(err, OpenAI.RateLimitError);
+  t.ok(Number((err as InstanceType<typeof OpenAI.RateLimitError>).headers?.get("retry-after")) >= 1, "retry-after header");
 });
 
 t.test("images (/v1/images)", async (t) => {

@@ -110,8 +110,8 @@ t.test("through the gateway: a path nobody owns", async (t) => {
     const res = await fetch(server.baseUrl + path, { method, headers: { ...headers, "content-type": "application/json" }, ...(method === "POST" ? { body: "{}" } : {}) });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const chat = await send("POST", "/v1/responses", { authorization: `Bearer ${ADMIN_KEY}` });
-  t.match(chat, { status: 404, body: { error: { code: "unknown_url", message: "Invalid URL (POST /v1/responses)" } } }, "the OpenAI SDK's Responses path: OpenAI's 404");
+  const chat = await send("POST", "/v1/assistants", { authorization: `Bearer ${ADMIN_KEY}` });
+  t.match(chat, { status: 404, body: { error: { code: "unknown_url", message: "Invalid URL (POST /v1/assistants)" } } }, "the OpenAI SDK's Assistants path: OpenAI's 404");
   const models = await send("POST", "/v1/models", { "x-api-key": ADMIN_KEY, "anthropic-version": "2023-06-01" });
   t.match(models, { status: 404, body: { type: "error", error: { type: "not_found_error" } } });
   const embed = await send("POST", "/v1/models/imagen-4:predict", { "x-goog-api-key": ADMIN_KEY });

@@ -54,7 +54,7 @@ t.test("any origin by default", async (t) => {
   const modelsGet = await fetch(`${s.baseUrl}/v1/models`, { headers: { "x-api-key": ADMIN_KEY, "anthropic-version": "2023-06-01", origin: ORIGIN } });
   t.same([modelsGet.status, modelsGet.headers.get("access-control-allow-origin")], [200, "*"]);
   await modelsGet.text();
-  const unknown = await fetch(`${s.baseUrl}/v1/responses`, {
+  const unknown = await fetch(`${s.baseUrl}/v1/assistants`, {
     method: "POST",
     headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json", origin: ORIGIN },
     body: "{}",
@@ -101,16 +101,16 @@ t.test("a path nobody serves gets the same answer whatever its body or content t
     return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null, allowOrigin: res.headers.get("access-control-allow-origin") };
   };
   const json = { "content-type": "application/json" };
-  for (const path of ["/v1/responses", "/v1/models", "/nowhere"]) {
+  for (const path of ["/v1/assistants", "/v1/models", "/nowhere"]) {
     const plain = await answer(path, { method: "OPTIONS" });
     t.equal(plain.status, 404, `OPTIONS ${path}`);
     t.same(await answer(path, { method: "OPTIONS", headers: json }), plain, `OPTIONS ${path} with a JSON content type and no body: the same 404`);
   }
   const pre = { origin: ORIGIN, "access-control-request-method": "POST" };
-  t.same(await answer("/v1/responses", { method: "OPTIONS", headers: { ...pre, ...json } }), { status: 204, body: null, allowOrigin: "*" }, "a preflight with a content type is a preflight");
+  t.same(await answer("/v1/assistants", { method: "OPTIONS", headers: { ...pre, ...json } }), { status: 204, body: null, allowOrigin: "*" }, "a preflight with a content type is a preflight");
   t.same(
-    await answer("/v1/responses", { method: "POST", headers: { ...json, authorization: `Bearer ${ADMIN_KEY}` }, body: "" }),
-    await answer("/v1/responses", { method: "POST", headers: { ...json, authorization: `Bearer ${ADMIN_KEY}` }, body: "{}" }),
+    await answer("/v1/assistants", { method: "POST", headers: { ...json, authorization: `Bearer ${ADMIN_KEY}` }, body: "" }),
+    await answer("/v1/assistants", { method: "POST", headers: { ...json, authorization: `Bearer ${ADMIN_KEY}` }, body: "{}" }),
     "an empty body: the same 404 as a valid one",
   );
   const other = await answer("/healthz", { method: "POST", headers: json, body: "{" });

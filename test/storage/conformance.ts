@@ -2,7 +2,7 @@
 // backend (sqlite-conformance.test.ts, postgres-conformance.test.ts) so the
 // gateway behaves the same whichever one it runs on.
 import type { Test } from "tap";
-import type { ApiKeyRecord, CachedContentRecord, OutboxMessage, Storage, TaskRecord, UsageRecord } from "../../src/storage/types.js";
+import type { ApiKeyRecord, CachedContentRecord, OutboxMessage, Storage, StoredResponseRecord, TaskRecord, UsageRecord } from "../../src/storage/types.js";
 
 export interface OpenedStorage {
   /** A fresh, empty storage; the backend closes it and removes its data on teardown. */
@@ -83,6 +83,20 @@ const cached = (id: string, over: Partial<CachedContentRecord> = {}): CachedCont
   createTime: T0,
   updateTime: T0,
   expireTime: T0 + 1000,
+  ...over,
+});
+
+const stored = (id: string, over: Partial<StoredResponseRecord> = {}): StoredResponseRecord => ({
+  id,
+  ownerKeyId: "key_a",
+  model: "gpt-x",
+  status: "completed",
+  previousResponseId: "",
+  createTime: T0,
+  expireTime: T0 + 1000,
+  response: JSON.stringify({ id, text: "h\u00e9llo \u0000 \ud83d\ude00" }),
+  input: '[{"id":"msg_1"}]',
+  context: '[{"id":"msg_1"},{"id":"msg_2"}]',
   ...over,
 });
 
@@ -448,6 +462,43 @@ export function storageConformance(t: Test, open: OpenStorage): void {
     t.equal(await s.cachedContents.deleteExpired(T0 + 1000, 10), 0);
     t.equal(await s.cachedContents.delete("c3"), true);
     t.equal(await s.cachedContents.delete("c3"), false);
+  });
+
+  t.test("responses", async (t) => {
+    const s = await store(t);
+    const r = s.responses;
+    const mine = { id: "resp_1", ownerKeyId: "key_a", now: T0 };
+    const big = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ id: `item_${i}`, text: "x".repeat(50) })));
+    t.equal(await r.put(stored("resp_1", { context: big })), true);
+    t.same(await r.get(mine, ["response", "input", "context"]), stored("resp_1", { context: big }), "every field round-trips, a context of 1 MB too");
+    t.same(await r.get(mine, ["input"]), stored("resp_1", { response: "", context: "" }), "only the documents asked for");
+    t.same(await r.get(mine, []), stored("resp_1", { response: "", input: "", context: "" }));
+    t.equal(await r.get({ ...mine, ownerKeyId: "key_b" }, ["response"]), undefined, "another key's: none");
+    t.equal(await r.get({ ...mine, now: T0 + 1000 }, ["response"]), undefined, "expired at now (inclusive): none");
+    t.equal(await r.get({ ...mine, id: "resp_2" }, ["response"]), undefined);
+
+    t.equal(await r.put(stored("resp_1", { status: "cancelled", expireTime: T0 + 5000, previousResponseId: "resp_0" })), true, "the owner replaces its row");
+    t.same(await r.get({ ...mine, now: T0 + 1000 }, ["response", "input", "context"]), stored("resp_1", { status: "cancelled", expireTime: T0 + 5000, previousResponseId: "resp_0" }));
+    t.equal(await r.put(stored("resp_1", { ownerKeyId: "key_b", status: "hijacked" })), false, "another key's put changes nothing");
+    t.equal((await r.get(mine, []))?.status, "cancelled");
+
+    t.equal(await r.delete({ ...mine, ownerKeyId: "key_b" }), false, "another key's delete: nothing");
+    t.equal(await r.delete({ ...mine, now: T0 + 5000 }), false, "an expired row is left to the sweep");
+    t.equal(await r.delete(mine), true);
+    t.equal(await r.delete(mine), false);
+
+    for (const [id, expireTime] of [
+      ["resp_e1", T0 + 10],
+      ["resp_e2", T0 + 20],
+      ["resp_e3", T0 + 30],
+      ["resp_k", T0 + 100],
+    ] as const) {
+      await r.put(stored(id, { expireTime }));
+    }
+    t.equal(await r.deleteExpired(T0 + 30, 2), 2, "up to the limit");
+    t.equal(await r.deleteExpired(T0 + 30, 10), 1, "the rest");
+    t.equal(await r.deleteExpired(T0 + 30, 10), 0);
+    t.ok(await r.get({ id: "resp_k", ownerKeyId: "key_a", now: T0 + 30 }, []), "the unexpired one is kept");
   });
 
   t.test("outbox", async (t) => {

@@ -11,7 +11,7 @@ import { useInterval, useLoad, useSession } from "../lib/hooks";
 import { navigate } from "../lib/nav";
 
 type Format = NonNullable<Inputs["admin"]["keys"]["create"]["formats"]>[number];
-const FORMATS = ["messages", "generate-content", "openai-chat", "images", "image-bot", "video", "core", "trpc", "embeddings"] as const satisfies readonly Format[];
+const FORMATS = ["messages", "generate-content", "openai-chat", "openai-responses", "images", "image-bot", "video", "core", "trpc", "embeddings"] as const satisfies readonly Format[];
 // Fails to compile when the server accepts a format this list lacks.
 const everyFormat: Exclude<Format, (typeof FORMATS)[number]> extends never ? true : false = true;
 void everyFormat;

@@ -1,7 +1,9 @@
 // Admission: what a call must pass before its service runs, in order: the
 // key's format scope, the model scope, a rate-limit slot (held until the call
 // settles), and a budget reservation of the most the call can cost. What it
-// returns is the ticket settlement closes.
+// returns is the ticket settlement closes. Bookkeeping methods (a stored
+// response's save and reads, made around an admitted chat call) take no slot:
+// a save made while its own stream still holds one would refuse itself.
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { Call } from "../call/call.js";
 import type { Budgets, Hold } from "./budget.js";
@@ -29,6 +31,8 @@ export interface AdmissionDeps {
   budgets: Budgets;
   prices: PriceTable;
   meters: Map<DescMethod, Meter>;
+  /** Methods that take no rate-limit slot. */
+  unlimited?: ReadonlySet<DescMethod>;
 }
 
 export interface Admission {
@@ -41,9 +45,9 @@ export interface Admission {
 }
 
 export function admission(deps: AdmissionDeps): Admission {
-  async function held(method: DescMethod, req: unknown, call: Call, started: number, meter: Meter | undefined, estimate: number): Promise<Ticket> {
+  async function held(method: DescMethod, req: unknown, call: Call, started: number, meter: Meter | undefined, estimate: number, limited: boolean): Promise<Ticket> {
     const p = call.principal;
-    const release = hasLimits(p.limits) ? await deps.limiter.acquire(p.keyId, p.limits) : undefined;
+    const release = limited ? await deps.limiter.acquire(p.keyId, p.limits) : undefined;
     let hold: Hold | undefined;
     try {
       if (meter) hold = await deps.budgets.reserve(p, estimate);
@@ -65,7 +69,8 @@ export function admission(deps: AdmissionDeps): Admission {
       }
       const estimate = meter ? meter.estimate(deps.prices, req, p) : 0;
       // A key with a budget is checked even for a call that costs nothing.
-      if (hasLimits(p.limits) || (meter && (estimate > 0 || p.budget > 0))) return held(method, req, call, started, meter, estimate);
+      const limited = hasLimits(p.limits) && !deps.unlimited?.has(method);
+      if (limited || (meter && (estimate > 0 || p.budget > 0))) return held(method, req, call, started, meter, estimate, limited);
       return { call, method, req, started, meter, hold: undefined, release: undefined, tally: meter?.tally?.(req) };
     },
   };

@@ -10,6 +10,7 @@ import type { InputFile } from "../../../gen/omnigate/common/v1/common_pb.js";
 import { EmbeddingService, type EmbedInput, type EmbedResponse } from "../../../gen/omnigate/embedding/v1/embedding_pb.js";
 import { ImageService, type ImageBatch, type ImageOptions } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
+import { StoredResponseService } from "../../../gen/omnigate/response/v1/response_pb.js";
 import { Action, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import type { UsageRecord } from "../../storage/types.js";
 import { countInput, countText } from "../../lib/tokenizer.js";
@@ -85,6 +86,7 @@ const chatModel = (r: unknown) => (r as ChatReq).input?.model ?? "";
 function chatTally(req: unknown): Tally {
   let usage: Usage | undefined;
   let channel = "";
+  /** Every string delta (text, thinking, arguments, a custom call's input): what the client got. */
   let delivered = "";
   return {
     each(m) {
@@ -93,7 +95,7 @@ function chatTally(req: unknown): Tally {
       else if (k.case === "start") {
         channel = k.value.channel;
         if (k.value.usage) usage = k.value.usage;
-      } else if (k.case === "partDelta" && (k.value.delta.case === "text" || k.value.delta.case === "thinking" || k.value.delta.case === "argumentsJson")) delivered += k.value.delta.value;
+      } else if (k.case === "partDelta" && typeof k.value.delta.value === "string") delivered += k.value.delta.value;
     },
     result(completed) {
       if (!completed && delivered) {
@@ -125,12 +127,14 @@ export const chatMeter: Meter = {
   usage(req, res) {
     const r = res as ChatRes | undefined;
     const u = r?.usage;
+    // One literal of a fixed shape, numbers summed as numbers: the record of every chat call.
     return {
-      ...NO_USAGE,
       model: chatModel(req),
       channel: r?.channel ?? "",
-      inputTokens: Number((u?.inputTokens ?? 0n) + (u?.cacheReadTokens ?? 0n) + (u?.cacheWriteTokens ?? 0n)),
-      outputTokens: Number(u?.outputTokens ?? 0n),
+      inputTokens: u ? Number(u.inputTokens) + Number(u.cacheReadTokens) + Number(u.cacheWriteTokens) : 0,
+      outputTokens: u ? Number(u.outputTokens) : 0,
+      images: 0,
+      seconds: 0,
     };
   },
   countsTokens: true,
@@ -313,6 +317,9 @@ const taskMeter = (actionOf: (req: unknown) => string, free = false): Meter => (
 });
 
 /** The meter of each priced or recorded method; `imageModels` resolves image model names and their defaults. */
+/** Bookkeeping around an admitted call (a stored response's save and reads): no rate-limit slot, nothing priced. */
+export const UNLIMITED_METHODS: ReadonlySet<DescMethod> = new Set(StoredResponseService.methods);
+
 export function meters(imageModels?: ModelResolver): Map<DescMethod, Meter> {
   return new Map<DescMethod, Meter>([
     [ChatService.method.generate, chatMeter],

@@ -8,7 +8,7 @@ const denied = (message: string, reason: string) => coreError(Code.PermissionDen
 import { globMatch } from "../routing/glob.js";
 
 /** Wire formats a key can be scoped to. "core" is a direct RPC caller, "trpc" the typed frontends. */
-export const FORMATS = ["messages", "generate-content", "openai-chat", "images", "image-bot", "video", "core", "trpc", "embeddings"] as const;
+export const FORMATS = ["messages", "generate-content", "openai-chat", "openai-responses", "images", "image-bot", "video", "core", "trpc", "embeddings"] as const;
 
 export function checkFormat(p: Principal, format: string): void {
   if (p.admin || p.formats.length === 0 || p.formats.includes(format)) return;

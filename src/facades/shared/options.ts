@@ -14,6 +14,8 @@ export interface FacadeDeps {
   core: { clients: CoreClients };
   auth: Authenticator;
   config: Pick<Config, "bodyLimitBytes" | "fileMaxBytes" | "publicUrl" | "images">;
+  /** Key of the opaque blobs the Responses facade hands out (encrypted_content) and takes back. */
+  sealSecret: string;
   now: () => number;
 }
 

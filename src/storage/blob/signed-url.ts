@@ -1,9 +1,8 @@
 // Signed, expiring file URLs: <base>/files/<id>?exp=<unix seconds>&sig=<hex>,
 // sig = HMAC-SHA256(secret, "<id>:<exp>"). The gateway verifies them in
 // server/files-route.ts; nothing else is needed to serve a file.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync, linkSync, rmSync } from "node:fs";
-import path from "node:path";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { keptSecret } from "../../lib/kept-secret.js";
 
 export const URL_SECRET_FILE = "url-secret";
 
@@ -32,27 +31,5 @@ export function verifyFileUrl(id: string, exp: unknown, sig: unknown, secret: st
  * <dataDir>/url-secret (created once, so URLs survive restarts).
  */
 export function resolveUrlSecret(configured: string, dataDir: string): string {
-  if (configured) return configured;
-  const file = path.join(dataDir, URL_SECRET_FILE);
-  try {
-    const existing = readFileSync(file, "utf8").trim();
-    if (existing) return existing;
-  } catch {
-    // created below
-  }
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32).toString("hex");
-  // Written aside, then linked into place: a process starting at the same time
-  // (a shared files dir) never reads a half-written file.
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  writeFileSync(tmp, secret + "\n", { mode: 0o600 });
-  try {
-    linkSync(tmp, file);
-    return secret;
-  } catch {
-    // Another process created it first: use theirs.
-    return readFileSync(file, "utf8").trim();
-  } finally {
-    rmSync(tmp, { force: true });
-  }
+  return keptSecret(configured, dataDir, URL_SECRET_FILE);
 }

@@ -148,4 +148,23 @@ export const migrations: Migration[] = [
       CREATE INDEX files_owner_age ON files (kind, owner_key_id, create_time, id);
     `,
   },
+  {
+    version: 6,
+    name: "stored responses",
+    sql: `
+      CREATE TABLE stored_responses (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        owner_key_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        status TEXT NOT NULL,
+        previous_response_id TEXT NOT NULL DEFAULT '',
+        create_time BIGINT NOT NULL,
+        expire_time BIGINT NOT NULL,
+        response TEXT NOT NULL,
+        input TEXT NOT NULL,
+        context TEXT NOT NULL
+      );
+      CREATE INDEX stored_responses_expire ON stored_responses (expire_time);
+    `,
+  },
 ];

@@ -10,6 +10,7 @@ import { pgTaskStore } from "./tasks.js";
 import { pgUsageStore } from "./usage.js";
 import { pgFileStore } from "./files.js";
 import { pgCachedContentStore } from "./cached-contents.js";
+import { pgStoredResponseStore } from "./stored-responses.js";
 import { pgTaskOutboxStore } from "./task-outbox.js";
 import { pgTaskAccountStore } from "./task-accounts.js";
 
@@ -80,6 +81,7 @@ export async function openPostgresStorage(opts: PostgresStorageOptions): Promise
     usage,
     files: pgFileStore(db),
     cachedContents: pgCachedContentStore(db),
+    responses: pgStoredResponseStore(db),
     outbox: pgTaskOutboxStore(db),
     taskAccounts: pgTaskAccountStore(db),
     async migrations() {

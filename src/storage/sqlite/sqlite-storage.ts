@@ -12,6 +12,7 @@ import { sqliteTaskStore } from "./tasks.js";
 import { sqliteUsageStore } from "./usage.js";
 import { sqliteFileStore } from "./files.js";
 import { sqliteCachedContentStore } from "./cached-contents.js";
+import { sqliteStoredResponseStore } from "./stored-responses.js";
 import { sqliteTaskOutboxStore } from "./task-outbox.js";
 import { sqliteTaskAccountStore } from "./task-accounts.js";
 
@@ -79,6 +80,7 @@ export function openSqliteStorage(dataDir: string, opts: { migrations?: Migratio
     usage,
     files: sqliteFileStore(db),
     cachedContents: sqliteCachedContentStore(db),
+    responses: sqliteStoredResponseStore(db),
     outbox: sqliteTaskOutboxStore(db),
     taskAccounts: sqliteTaskAccountStore(db),
     async migrations() {

@@ -14,6 +14,7 @@ import { file_omnigate_image_v1_image } from "../../../gen/omnigate/image/v1/ima
 import { file_omnigate_model_v1_model } from "../../../gen/omnigate/model/v1/model_pb.js";
 import { file_omnigate_imagebot_v1_imagebot } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { file_omnigate_video_v1_video } from "../../../gen/omnigate/video/v1/video_pb.js";
+import { file_omnigate_response_v1_response } from "../../../gen/omnigate/response/v1/response_pb.js";
 
 const files: DescFile[] = [
   file_omnigate_admin_v1_admin,
@@ -23,6 +24,7 @@ const files: DescFile[] = [
   file_omnigate_model_v1_model,
   file_omnigate_imagebot_v1_imagebot,
   file_omnigate_video_v1_video,
+  file_omnigate_response_v1_response,
 ];
 
 function allMessages(): DescMessage[] {

@@ -314,7 +314,7 @@ t.test("affinity: a conversation prefers the channel that last served it, per ca
   let draw = 0;
   // The weighted draw alternates, so without affinity the first channel changes from one request to the next.
   const routing = channelChatRouting({ channels, upstream, rng: () => (draw++ % 2 ? 0.99 : 0), maxAffinities: 2 });
-  const conv = (key: string, keyId = "k1") => create(ChatInputSchema, { ...input, metadata: { affinityKey: key, keyId } });
+  const conv = (key: string, keyId = "k1") => create(ChatInputSchema, { model: "m", turns: input.turns, metadata: { affinityKey: key, keyId } });
   const firsts = new Set(Array.from({ length: 6 }, () => routing.resolve("m", input)[0]!.channel));
   t.ok(firsts.size > 1, "no affinity: the draw decides");
 
@@ -326,8 +326,13 @@ t.test("affinity: a conversation prefers the channel that last served it, per ca
 
   // Signatures outrank affinity: a conversation carrying Anthropic thinking stays with Anthropic.
   const signed = create(ChatInputSchema, {
-    ...conv("s1"),
-    turns: [...input.turns, { role: Role.ASSISTANT, parts: [{ kind: { case: "thinking", value: { text: "t" } }, signature: { issuer: "anthropic", value: "sig" } }] }, ...input.turns],
+    model: "m",
+    metadata: { affinityKey: "s1", keyId: "k1" },
+    turns: [
+      { role: Role.USER, parts: [{ kind: { case: "text", value: { text: "q" } } }] },
+      { role: Role.ASSISTANT, parts: [{ kind: { case: "thinking", value: { text: "t" } }, signature: { issuer: "anthropic", value: "sig" } }] },
+      { role: Role.USER, parts: [{ kind: { case: "text", value: { text: "q" } } }] },
+    ],
   });
   t.equal(routing.resolve("m", signed)[0]!.channel, "c", "signatures first");
 

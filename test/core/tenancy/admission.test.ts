@@ -16,6 +16,7 @@ import { ImageService } from "../../../gen/omnigate/image/v1/image_pb.js";
 import { Action, ImageBotService } from "../../../gen/omnigate/imagebot/v1/imagebot_pb.js";
 import { ModelService } from "../../../gen/omnigate/model/v1/model_pb.js";
 import { VideoService } from "../../../gen/omnigate/video/v1/video_pb.js";
+import { StoredResponseService } from "../../../gen/omnigate/response/v1/response_pb.js";
 import type { Principal } from "../../../src/core/call/call.js";
 import { retryAfterSeconds } from "../../../src/core/errors.js";
 import { modelResolver } from "../../../src/core/image/profiles.js";
@@ -169,6 +170,19 @@ t.test("rate limits: a slot only on a key with limits, held until the ticket's r
   t.same(one.counts, { acquired: 1, released: 1 });
   await one.admit(ChatService.method.generate, { input: input("claude-x") }, "messages");
   t.same(one.counts, { acquired: 2, released: 1 }, "the freed slot admits the next call");
+});
+
+t.test("rate limits: a stored response's save and reads take no slot, even while the call they serve holds the only one", async (t) => {
+  const one = setup(principal({ limits: { ...NO_LIMITS, concurrentRequests: 1, requestsPerMinute: 1 } }));
+  const stream = await one.admit(ChatService.method.streamGenerate, { input: input("claude-x") }, "openai-responses");
+  const save = await one.admit(StoredResponseService.method.saveResponse, { id: "resp_1", response: {} }, "openai-responses");
+  const context = await one.admit(StoredResponseService.method.getContext, { id: "resp_0" }, "openai-responses");
+  t.equal(save.release, undefined);
+  t.equal(context.release, undefined);
+  t.same(one.counts, { acquired: 1, released: 0 }, "only the chat call took a slot");
+  stream.release!();
+  const busy = await failure(one.admit(ChatService.method.generate, { input: input("claude-x") }, "openai-responses"));
+  t.equal(reasonOf(busy), "rate_limited", "the per-minute limit still counts the chat calls");
 });
 
 t.test("rate limits: refused with RESOURCE_EXHAUSTED, reason rate_limited, and when to retry", async (t) => {

@@ -10,7 +10,7 @@ import type { ModelResolver } from "../../../src/core/image/profiles.js";
 import { admission } from "../../../src/core/tenancy/admission.js";
 import { budgets, type Budgets } from "../../../src/core/tenancy/budget.js";
 import { memoryLimiter, type Limits, type RateLimiter } from "../../../src/core/tenancy/limiter.js";
-import { meters } from "../../../src/core/tenancy/meters.js";
+import { meters, UNLIMITED_METHODS } from "../../../src/core/tenancy/meters.js";
 import { EMPTY_PRICES, type PriceTable } from "../../../src/core/tenancy/prices.js";
 import { settlement } from "../../../src/core/tenancy/settlement.js";
 import type { KeyStore, UsageRecord, UsageStore } from "../../../src/storage/types.js";
@@ -126,6 +126,7 @@ export function money(p: Principal, opts: MoneyOptions = {}) {
     budgets: ledgered.budgets,
     prices: opts.prices ?? EMPTY_PRICES,
     meters: meters(opts.imageModels),
+    unlimited: UNLIMITED_METHODS,
     usage: opts.usage === false ? undefined : usage.store,
     now: opts.now,
   };

@@ -1,0 +1,145 @@
+// Responses tools and tool choices -> neutral ones. Pure.
+//
+// function -> FunctionTool (its `strict` for an OpenAI channel, in Chat's
+// shape); custom -> CustomTool; namespace -> its members, each named
+// "<namespace>__<name>" (ToolName maps the name back for the answer). Hosted
+// tools: tool_search is left out (Codex runs its own tool search; no upstream
+// has a neutral form of it), and so is web_search (Codex always declares it;
+// see WEB_SEARCH); the ones no upstream behind the gateway can run are
+// refused, with `tools[i].type`; a type newer than the gateway is left out.
+import type { JsonObject } from "@bufbuild/protobuf";
+import { create } from "../../core/proto/create.js";
+import { ToolChoiceMode, ToolSchema, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { bad, VENDOR } from "./contents.js";
+import type { ToolName } from "./meta.js";
+import type * as wire from "./wire.js";
+
+/** Hosted tools OpenAI runs on its side, which no upstream of the gateway runs: refused rather than silently missing. */
+export const REFUSED_TOOLS: ReadonlySet<string> = new Set([
+  "file_search",
+  "code_interpreter",
+  "image_generation",
+  "computer",
+  "computer_use",
+  "computer_use_preview",
+  "mcp",
+  "local_shell",
+  "shell",
+  "apply_patch",
+]);
+
+/**
+ * Web search, as Codex declares it on every request. No provider maps a
+ * neutral web search today (Anthropic's takes its dated type, Gemini's
+ * `googleSearch`, OpenAI channels speak Chat Completions, which has no search
+ * tool), and refusing it would refuse every Codex request: left out.
+ */
+export const WEB_SEARCH: ReadonlySet<string> = new Set(["web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11"]);
+
+/** The neutral name of a namespace member. */
+export const memberName = (namespace: string, name: string): string => `${namespace}__${name}`;
+
+export interface ToolsOut {
+  tools: Tool[];
+  /** The client's path of each neutral tool ("tools[2]", "tools[3].tools[0]", "input[0].tools[1]"). */
+  origins: string[];
+  /** Neutral name -> the client's tool. */
+  names: Map<string, ToolName>;
+}
+
+export const emptyTools = (): ToolsOut => ({ tools: [], origins: [], names: new Map() });
+
+function functionTool(t: wire.FunctionTool, name: string): Tool {
+  return create(ToolSchema, {
+    kind: { case: "function", value: { name, description: t.description ?? "", ...(t.parameters ? { parameters: t.parameters as JsonObject } : {}) } },
+    // Chat Completions' place for it; the provider lays it over the tool it builds.
+    ...(typeof t.strict === "boolean" ? { vendorExtras: { [VENDOR]: { function: { strict: t.strict } } } } : {}),
+  });
+}
+
+function customTool(t: wire.CustomTool, name: string): Tool {
+  return create(ToolSchema, { kind: { case: "custom", value: { name, description: t.description ?? "", ...(t.format ? { format: t.format as JsonObject } : {}) } } });
+}
+
+function addMember(out: ToolsOut, t: wire.MemberTool, at: string, namespace?: string): void {
+  if (t.type !== "function" && t.type !== "custom") return; // a newer kind inside a namespace: left out
+  const m = t as wire.FunctionTool | wire.CustomTool;
+  const name = namespace ? memberName(namespace, m.name) : m.name;
+  // Declared twice (in tools and again in additional_tools): once, as upstreams want names unique.
+  if (out.names.has(name)) return;
+  out.tools.push(m.type === "function" ? functionTool(m, name) : customTool(m, name));
+  out.origins.push(at);
+  out.names.set(name, { type: m.type, name: m.name, ...(namespace ? { namespace } : {}) });
+}
+
+/** Adds the client's tools (`at` is the path of their array) to `out`. */
+export function addTools(out: ToolsOut, tools: wire.Tool[], at: string): void {
+  tools.forEach((t, i) => {
+    const path = `${at}[${i}]`;
+    if (t.type === "namespace") {
+      const ns = t as wire.NamespaceTool;
+      ns.tools.forEach((m, j) => addMember(out, m, `${path}.tools[${j}]`, ns.name));
+      return;
+    }
+    if (t.type === "function" || t.type === "custom") return addMember(out, t as wire.MemberTool, path);
+    if (REFUSED_TOOLS.has(t.type)) throw bad(`The ${t.type} tool is not supported by this gateway.`, `${path}.type`);
+    // tool_search, web search and newer kinds: left out (see above).
+  });
+}
+
+/**
+ * The neutral name of the tool a call or a tool_choice names: its namespace's
+ * member when it gives one, else a top-level tool of that name, else the one
+ * namespace member of that name.
+ */
+export function neutralName(names: ReadonlyMap<string, ToolName>, name: string, namespace?: string | null): string {
+  if (namespace) return memberName(namespace, name);
+  if (names.has(name) && !names.get(name)!.namespace) return name;
+  let found: string | undefined;
+  for (const [neutral, t] of names) {
+    if (t.name !== name || !t.namespace) continue;
+    if (found) return name;
+    found = neutral;
+  }
+  return found ?? name;
+}
+
+const MODES: Record<string, ToolChoiceMode> = { none: ToolChoiceMode.NONE, auto: ToolChoiceMode.AUTO, required: ToolChoiceMode.ANY };
+
+export interface ChoiceOut {
+  choice?: { mode: ToolChoiceMode; allowedNames: string[] };
+  /** The choice in Chat Completions' shape, for an OpenAI channel, when the neutral choice cannot say it all. */
+  asSent?: JsonObject;
+}
+
+/** A tool of allowed_tools in Chat's shape, and its neutral name; undefined for hosted ones. */
+function allowedTool(t: Record<string, unknown>, names: ReadonlyMap<string, ToolName>): { name: string; chat: JsonObject } | undefined {
+  if ((t.type !== "function" && t.type !== "custom") || typeof t.name !== "string") return undefined;
+  const name = neutralName(names, t.name, typeof t.namespace === "string" ? t.namespace : undefined);
+  return { name, chat: t.type === "function" ? { type: "function", function: { name } } : { type: "custom", custom: { name } } };
+}
+
+/** tool_choice -> the neutral choice. A hosted tool's choice or a newer form says nothing (the upstream's default, auto). */
+export function toCoreToolChoice(tc: wire.ToolChoice | null | undefined, names: ReadonlyMap<string, ToolName>): ChoiceOut {
+  if (tc == null) return {};
+  if (typeof tc === "string") return MODES[tc] !== undefined ? { choice: { mode: MODES[tc]!, allowedNames: [] } } : {};
+  const o = tc as { type: string; name?: string; namespace?: string | null } & Record<string, unknown>;
+  switch (o.type) {
+    case "function":
+      return { choice: { mode: ToolChoiceMode.ANY, allowedNames: [neutralName(names, o.name!, o.namespace)] } };
+    case "custom": {
+      const name = neutralName(names, o.name!, o.namespace);
+      return { choice: { mode: ToolChoiceMode.ANY, allowedNames: [name] }, asSent: { type: "custom", custom: { name } } };
+    }
+    case "allowed_tools": {
+      const mode = o.mode as string;
+      const picked = (o.tools as Record<string, unknown>[]).flatMap((t) => allowedTool(t, names) ?? []);
+      const allowedNames = picked.map((p) => p.name);
+      // "auto among these" has no neutral form (Gemini takes allowed names only with ANY): auto over every tool elsewhere.
+      const choice = mode === "required" ? { mode: ToolChoiceMode.ANY, allowedNames } : mode === "auto" ? { mode: ToolChoiceMode.AUTO, allowedNames: [] } : undefined;
+      return { ...(choice ? { choice } : {}), asSent: { type: "allowed_tools", allowed_tools: { mode, tools: picked.map((p) => p.chat) } } };
+    }
+    default:
+      return {};
+  }
+}
