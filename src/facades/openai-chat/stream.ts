@@ -14,7 +14,19 @@ import type { StreamTranslator } from "../../lib/stream-translator.js";
 import type { CandidateFinish, Part, PartDelta, StreamGenerateResponse, Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { OpenAIErrorBody } from "../shared/openai-error.js";
 import { toWireError, type ErrorContext } from "./errors.js";
-import { completionId, contentText, fingerprintOf, finishReasonOf, isRefusal, logprobsOf, messageFieldsOf, usageOf, wholeToolCall, type ResponseOptions } from "./translate-response.js";
+import {
+  completionId,
+  contentText,
+  fingerprintOf,
+  finishReasonOf,
+  isRefusal,
+  logprobsOf,
+  messageFieldsOf,
+  pushUrlCitation,
+  usageOf,
+  wholeToolCall,
+  type ResponseOptions,
+} from "./translate-response.js";
 import type * as wire from "./wire.js";
 
 export interface StreamOptions extends Omit<ResponseOptions, "id"> {
@@ -31,9 +43,21 @@ export type Frame = { chunk: wire.ChunkBody } | { error: OpenAIErrorBody } | "pi
 
 type PartKind = "text" | "refusal" | "thinking" | "tool" | "custom" | "legacy" | "skip";
 
+interface PartState {
+  kind: PartKind;
+  tool: number;
+  /** Where the part's text begins in the content, and the citations of it seen so far (closed over its text when it stops). */
+  start: number;
+  cites?: JsonObject[];
+}
+
 interface ChoiceState {
   roleSent: boolean;
-  parts: Map<number, { kind: PartKind; tool: number }>;
+  parts: Map<number, PartState>;
+  /** Length of the content sent so far (citations' offsets). */
+  length: number;
+  /** Other vendors' citations as url_citations, sent in one delta before the finish. */
+  annotations: unknown[];
   nextTool: number;
   hasToolCall: boolean;
   refused: boolean;
@@ -100,7 +124,7 @@ export class ChatStreamTranslator implements StreamTranslator<StreamGenerateResp
   private choice(ci: number): ChoiceState {
     let c = this.choices.get(ci);
     if (!c) {
-      c = { roleSent: false, parts: new Map(), nextTool: 0, hasToolCall: false, refused: false, finished: false };
+      c = { roleSent: false, parts: new Map(), length: 0, annotations: [], nextTool: 0, hasToolCall: false, refused: false, finished: false };
       this.choices.set(ci, c);
     }
     return c;
@@ -141,6 +165,12 @@ export class ChatStreamTranslator implements StreamTranslator<StreamGenerateResp
         return e.value.part ? this.startPart(e.value.candidateIndex, e.value.index, e.value.part) : [];
       case "partDelta":
         return this.delta(e.value.candidateIndex, e.value.index, e.value.delta);
+      case "partStop": {
+        const c = this.choices.get(e.value.candidateIndex);
+        const part = c?.parts.get(e.value.index);
+        if (c && part) this.closeCitations(c, part);
+        return [];
+      }
       case "finish": {
         const c = this.choice(e.value.candidateIndex);
         if (c.finished) return [];
@@ -174,14 +204,14 @@ export class ChatStreamTranslator implements StreamTranslator<StreamGenerateResp
       if (this.o.legacyFunctions) {
         // The functions API has one call: the first one, of a function.
         if (tool > 0 || k !== "toolCall" || custom) {
-          c.parts.set(index, { kind: "skip", tool });
+          c.parts.set(index, { kind: "skip", tool, start: 0 });
           return out;
         }
-        c.parts.set(index, { kind: "legacy", tool });
+        c.parts.set(index, { kind: "legacy", tool, start: 0 });
         out.push(this.chunk(ci, { function_call: { name: p.kind.value.name, arguments: "" } }));
         return out;
       }
-      c.parts.set(index, { kind: custom ? "custom" : "tool", tool });
+      c.parts.set(index, { kind: custom ? "custom" : "tool", tool, start: 0 });
       const first: JsonObject =
         k !== "toolCall"
           ? { index: tool, ...(whole as JsonObject) }
@@ -194,29 +224,36 @@ export class ChatStreamTranslator implements StreamTranslator<StreamGenerateResp
     if (k === "text") {
       const refusal = isRefusal(p);
       if (refusal) c.refused = true;
-      c.parts.set(index, { kind: refusal ? "refusal" : "text", tool: -1 });
+      c.parts.set(index, { kind: refusal ? "refusal" : "text", tool: -1, start: c.length, cites: [...p.kind.value.citations] });
       // Message fields an OpenAI upstream sent beside the content (annotations, ...), as they came.
       const fields = messageFieldsOf(p);
       if (fields && Object.keys(fields).length) out.push(this.chunk(ci, { ...fields } as wire.ChunkDelta));
       return out;
     }
     if (k === "thinking") {
-      c.parts.set(index, { kind: "thinking", tool: -1 });
+      c.parts.set(index, { kind: "thinking", tool: -1, start: 0 });
       return out;
     }
     // Code and its output arrive whole; media and other vendors' blocks have no place here.
-    c.parts.set(index, { kind: "skip", tool: -1 });
+    c.parts.set(index, { kind: "skip", tool: -1, start: 0 });
     const t = contentText(p);
-    if (t) out.push(this.chunk(ci, { content: t }));
+    if (t) {
+      c.length += t.length;
+      out.push(this.chunk(ci, { content: t }));
+    }
     return out;
   }
 
   private delta(ci: number, index: number, d: PartDelta["delta"]): Frame[] {
-    const part = this.choices.get(ci)?.parts.get(index);
-    if (!part || !d.value) return [];
+    const c = this.choices.get(ci);
+    const part = c?.parts.get(index);
+    if (!c || !part || !d.value) return [];
     switch (d.case) {
       case "text":
-        if (part.kind === "text") return [this.chunk(ci, { content: d.value })];
+        if (part.kind === "text") {
+          c.length += d.value.length;
+          return [this.chunk(ci, { content: d.value })];
+        }
         if (part.kind === "refusal") return [this.chunk(ci, { refusal: d.value })];
         return [];
       case "thinking":
@@ -227,16 +264,29 @@ export class ChatStreamTranslator implements StreamTranslator<StreamGenerateResp
         return [];
       case "input":
         return part.kind === "custom" ? [this.chunk(ci, { tool_calls: [{ index: part.tool, custom: { input: d.value } }] })] : [];
+      case "citation":
+        part.cites?.push(d.value);
+        return [];
       default:
-        // Signatures and other vendors' citations have no place in this wire.
+        // Signatures have no place in this wire.
         return [];
     }
+  }
+
+  /** A text part's citations as url_citations over its whole text. */
+  private closeCitations(c: ChoiceState, part: PartState): void {
+    if (part.cites?.length) for (const cite of part.cites) pushUrlCitation(c.annotations, cite, part.start, c.length);
+    part.cites = undefined;
   }
 
   private finishChoice(ci: number, c: ChoiceState, f: CandidateFinish | undefined): Frame[] {
     c.finished = true;
     const finish = f ?? { finishReason: 0, vendorFinishReason: "" };
     const reason = this.blocked && !c.parts.size ? "content_filter" : finishReasonOf(finish, { hasToolCall: c.hasToolCall, refused: c.refused, legacyFunctions: this.o.legacyFunctions });
-    return [this.chunk(ci, {}, reason, logprobsOf(f?.logprobs))];
+    for (const part of c.parts.values()) this.closeCitations(c, part);
+    // Every url_citation of the message in one delta (the SDK's stream helper keeps the last `annotations` it sees).
+    const out: Frame[] = c.annotations.length ? [this.chunk(ci, { annotations: c.annotations } as wire.ChunkDelta)] : [];
+    out.push(this.chunk(ci, {}, reason, logprobsOf(f?.logprobs)));
+    return out;
   }
 }

@@ -137,6 +137,16 @@ interface MessageOut {
   refused: boolean;
 }
 
+/**
+ * Another vendor's citation with a url (an Anthropic web search result) as
+ * OpenAI's url_citation over the text it cites (offsets into `content`);
+ * citations without one (document locations) have no form here.
+ */
+export function pushUrlCitation(out: unknown[], cite: JsonObject, start: number, end: number): void {
+  if (typeof cite.url !== "string" || !cite.url) return;
+  out.push({ type: "url_citation", url_citation: { start_index: start, end_index: end, title: typeof cite.title === "string" ? cite.title : "", url: cite.url } });
+}
+
 export function messageOf(parts: Part[], legacyFunctions: boolean): MessageOut {
   let content = "";
   let reasoning = "";
@@ -150,7 +160,9 @@ export function messageOf(parts: Part[], legacyFunctions: boolean): MessageOut {
     else {
       const c = toolCallOf(p);
       if (c) calls.push(c);
+      const start = content.length;
       content += contentText(p);
+      if (p.kind.case === "text") for (const cite of p.kind.value.citations) pushUrlCitation(annotations, cite, start, content.length);
     }
     const mf = messageFieldsOf(p);
     if (mf) {

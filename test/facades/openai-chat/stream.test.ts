@@ -363,3 +363,28 @@ t.test("property: the chunks add up to the completion the unary path renders", a
     t.same(streamed.usage, whole.usage, `case ${i}: usage`);
   }
 });
+
+t.test("other vendors' citations: one annotations delta before the finish, spans as in the unary answer", async (t) => {
+  const cite = { type: "web_search_result_location", url: "https://example.com/a", title: "A" };
+  const { data } = run([
+    start,
+    ev({ case: "partStart", value: { candidateIndex: 0, index: 0, part: { kind: { case: "text", value: {} } } } }),
+    ev({ case: "partDelta", value: { candidateIndex: 0, index: 0, delta: { case: "text", value: "Look: " } } }),
+    ev({ case: "partStop", value: { candidateIndex: 0, index: 0 } }),
+    ev({ case: "partStart", value: { candidateIndex: 0, index: 1, part: { kind: { case: "text", value: {} } } } }),
+    ev({ case: "partDelta", value: { candidateIndex: 0, index: 1, delta: { case: "citation", value: cite } } }),
+    ev({ case: "partDelta", value: { candidateIndex: 0, index: 1, delta: { case: "text", value: "the sky " } } }),
+    ev({ case: "partDelta", value: { candidateIndex: 0, index: 1, delta: { case: "text", value: "is blue" } } }),
+    ev({ case: "partStop", value: { candidateIndex: 0, index: 1 } }),
+    ev({ case: "finish", value: { candidateIndex: 0, finishReason: FinishReason.STOP } }),
+  ]);
+  const choices = data.filter((d) => d !== "[DONE]").map((d) => d.choices[0]);
+  const annotated = choices.filter((c) => c.delta.annotations);
+  t.equal(annotated.length, 1, "one annotations delta");
+  t.same(
+    annotated[0].delta.annotations,
+    [{ type: "url_citation", url_citation: { start_index: 6, end_index: 21, title: "A", url: "https://example.com/a" } }],
+    "over the whole cited part, though the citation came first",
+  );
+  t.equal(choices.indexOf(annotated[0]), choices.length - 2, "right before the finish chunk");
+});

@@ -247,3 +247,23 @@ t.test("completion ids", async (t) => {
   t.equal(completionId("msg_01", "chatcmpl-ours"), "chatcmpl-ours");
   t.equal(completionId("", "chatcmpl-ours"), "chatcmpl-ours");
 });
+
+t.test("another vendor's citations with a url become url_citation annotations over the text they cite", async (t) => {
+  const cite = { type: "web_search_result_location", url: "https://example.com/a", title: "A", cited_text: "sky" };
+  const c = fromCoreCompletion(
+    resp({
+      candidates: [
+        {
+          index: 0,
+          parts: [text("Look: "), { kind: { case: "text", value: { text: "the sky is blue", citations: [cite, { type: "char_location", document_index: 0 }] } } }, text(".")],
+          finishReason: FinishReason.STOP,
+        },
+      ],
+    }),
+    opts,
+  );
+  const m = c.choices[0]!.message;
+  t.equal(m.content, "Look: the sky is blue.");
+  t.same(m.annotations, [{ type: "url_citation", url_citation: { start_index: 6, end_index: 21, title: "A", url: "https://example.com/a" } }], "a document location has no url: left out");
+  t.equal(m.content!.slice(6, 21), "the sky is blue");
+});
