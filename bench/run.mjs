@@ -284,6 +284,8 @@ const geminiHeaders = { "content-type": "application/json", "x-goog-api-key": KE
 const msgs = [{ role: "user", content: "Say twenty words, please." }];
 const anthropicBody = (model, stream) => ({ model, max_tokens: 256, messages: msgs, ...(stream ? { stream: true } : {}) });
 const openaiBody = (stream, model = "bench") => ({ model, messages: msgs, max_tokens: 256, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+// Codex's way: store false (a stored response adds a database write the proxy has no counterpart of).
+const responsesBody = (stream, model) => ({ model, input: "Say twenty words, please.", max_output_tokens: 256, store: false, ...(stream ? { stream: true } : {}) });
 const geminiBody = { contents: [{ role: "user", parts: [{ text: "Say twenty words, please." }] }], generationConfig: { maxOutputTokens: 256 } };
 
 /** Chat scenarios: the omnigate request and the same upstream call made directly / through the bare proxy. */
@@ -329,6 +331,20 @@ const chat = [
     expect: /word19/,
   },
   {
+    name: "Responses client -> OpenAI upstream",
+    stream: false,
+    og: { path: "/v1/responses", headers: openaiHeaders, body: responsesBody(false, "bench-openai") },
+    up: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(false) },
+    expect: /word19/,
+  },
+  {
+    name: "Responses client -> Anthropic upstream",
+    stream: false,
+    og: { path: "/v1/responses", headers: openaiHeaders, body: responsesBody(false, "bench-anthropic") },
+    up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", false) },
+    expect: /word19/,
+  },
+  {
     name: "Anthropic client -> OpenAI upstream",
     stream: true,
     og: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench-openai", true) },
@@ -360,6 +376,20 @@ const chat = [
     name: "OpenAI client -> Anthropic upstream",
     stream: true,
     og: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(true, "bench-anthropic") },
+    up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", true) },
+    expect: /word19/,
+  },
+  {
+    name: "Responses client -> OpenAI upstream",
+    stream: true,
+    og: { path: "/v1/responses", headers: openaiHeaders, body: responsesBody(true, "bench-openai") },
+    up: { path: "/v1/chat/completions", headers: openaiHeaders, body: openaiBody(true) },
+    expect: /word19/,
+  },
+  {
+    name: "Responses client -> Anthropic upstream",
+    stream: true,
+    og: { path: "/v1/responses", headers: openaiHeaders, body: responsesBody(true, "bench-anthropic") },
     up: { path: "/v1/messages", headers: anthropicHeaders, body: anthropicBody("bench", true) },
     expect: /word19/,
   },

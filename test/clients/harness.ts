@@ -1,12 +1,13 @@
 // The client suite's harness: installs the pinned CLIs (test/clients/package.json,
 // through scripts/install-clients.mjs), starts the gateway in-process on its
 // local engine behind a recording proxy (which counts the tool calls the
-// engine makes), and runs a CLI headless with a temporary HOME, a temporary
+// engine makes, and passes WebSocket upgrades through, recording their
+// status), and runs a CLI headless with a temporary HOME, a temporary
 // working folder, no network beyond the gateway and a timeout.
 import { execFile, spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "../helpers/process.js";
@@ -32,6 +33,8 @@ export interface Exchange {
   status: number;
   body: string;
   answer: string;
+  /** The Upgrade header of a passed-through upgrade request (e.g. "websocket"); the answer then holds the raw bytes the gateway sent. */
+  upgrade?: string;
 }
 
 export interface ToolCall {
@@ -63,12 +66,31 @@ interface AnswerObject {
   delta?: { type?: string; partial_json?: string };
   content?: Array<{ type?: string; name: string; input?: unknown }>;
   candidates?: Array<{ content?: { parts?: Array<{ functionCall?: { name: string; args?: unknown } }> } }>;
+  object?: string;
+  item?: ResponsesItem;
+  output?: ResponsesItem[];
+}
+
+/** A Responses output item, as far as toolCalls reads it. */
+interface ResponsesItem {
+  type?: string;
+  name?: string;
+  arguments?: string;
+  input?: string;
+}
+
+/** A Responses function_call (arguments parsed) or custom_tool_call (its free-form input), else nothing. */
+function responsesCall(item: ResponsesItem | undefined): ToolCall[] {
+  if (item?.type === "function_call") return [{ name: item.name!, input: JSON.parse(item.arguments || "{}") }];
+  if (item?.type === "custom_tool_call") return [{ name: item.name!, input: item.input }];
+  return [];
 }
 
 /**
  * The tool calls in an answer: Messages `tool_use` blocks (streamed ones
  * put together from their `input_json_delta` fragments), generateContent
- * `functionCall` parts.
+ * `functionCall` parts, Responses `function_call` and `custom_tool_call`
+ * items (streamed ones from `response.output_item.done`).
  */
 export function toolCalls(x: Exchange): ToolCall[] {
   const out: ToolCall[] = [];
@@ -82,6 +104,8 @@ export function toolCalls(x: Exchange): ToolCall[] {
     }
     if (o?.type === "message") for (const b of o.content ?? []) if (b.type === "tool_use") out.push({ name: b.name, input: b.input });
     for (const c of o?.candidates ?? []) for (const p of c.content?.parts ?? []) if (p.functionCall) out.push({ name: p.functionCall.name, input: p.functionCall.args });
+    if (o?.type === "response.output_item.done") out.push(...responsesCall(o.item));
+    if (o?.object === "response") for (const item of o.output ?? []) out.push(...responsesCall(item));
   }
   return out;
 }
@@ -118,6 +142,33 @@ export async function startGateway(): Promise<Gateway> {
       up.on("error", (err) => res.destroy(err));
       up.end(Buffer.concat(body));
     });
+  });
+  // An upgrade (Codex's WebSocket first try) goes to the gateway byte for byte; the status is read off its first line.
+  proxy.on("upgrade", (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+    const up = net.connect(Number(target.port), target.hostname);
+    let answer = "";
+    const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+    up.write(`${lines.join("\r\n")}\r\n\r\n`);
+    up.write(head);
+    up.on("data", (c: Buffer) => {
+      if (answer.length < 1 << 16) answer += c.toString("latin1");
+    });
+    up.pipe(socket);
+    socket.pipe(up);
+    const status = () => Number(/^HTTP\/1\.[01] (\d{3})/.exec(answer)?.[1] ?? 0);
+    let recorded = false;
+    const record = () => {
+      if (recorded) return;
+      recorded = true;
+      exchanges.push({ method: req.method!, url: req.url!, status: status(), body: "", answer, upgrade: String(req.headers.upgrade ?? "") });
+      socket.destroy();
+      up.destroy();
+    };
+    up.on("close", record);
+    up.on("error", record);
+    socket.on("close", record);
+    socket.on("error", record);
   });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   return {
