@@ -66,7 +66,9 @@ t.test("a text answer: the whole Response with OpenAI's defaults", async (t) => 
     user: null,
     metadata: {},
   });
-  t.match(id("msg", 0), /^msg_[0-9a-f]{48}$/);
+  t.equal(itemId("msg", "resp_" + "ab".repeat(24), 10), "msg_" + "ab".repeat(24) + "0a", "the response's random part and the index");
+  t.not(id("msg", 0), id("msg", 1), "another index, another id");
+  t.not(id("msg", 0), id("fc", 0), "another kind, another id");
   t.not(id("msg", 0), itemId("msg", "resp_2", 0), "another response, other item ids");
   t.equal(fromCoreResponse(answer([text("x")]), meta()).completed_at, null, "no clock, no completed_at");
 });
