@@ -205,7 +205,10 @@ export async function generateContentFacade(app: FastifyInstance, { deps }: Faca
     fileRoutes(scope, filesApi, version, modelsOpts);
 
     scope.get("/models", modelsOpts, async (req, reply) => {
-      const r = await models.listModels({ pageSize: pageSize(req) || DEFAULT_PAGE_SIZE, pageToken: queryValue(req, "pageToken", "page_token") ?? "", anyCapability: [Capability.CHAT, Capability.EMBEDDING] }, call(req, reply));
+      const r = await models.listModels(
+        { pageSize: pageSize(req) || DEFAULT_PAGE_SIZE, pageToken: queryValue(req, "pageToken", "page_token") ?? "", anyCapability: [Capability.CHAT, Capability.EMBEDDING] },
+        call(req, reply),
+      );
       return { models: r.models.map(fromCoreModel), ...(r.nextPageToken ? { nextPageToken: r.nextPageToken } : {}) };
     });
 
