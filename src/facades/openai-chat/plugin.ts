@@ -6,16 +6,14 @@
 // fastify's, in OpenAI's {"error":{...}} shape.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { keyIsValid, type Authenticator } from "../../core/auth/authenticator.js";
 import { bearerToken } from "../../core/auth/bearer.js";
 import type { CallInit } from "../../core/call/call.js";
 import type { CoreClient } from "../../core/call/service.js";
 import { randomHex } from "../../lib/ids.js";
 import { edgeCall } from "../shared/call.js";
-import { INCORRECT_KEY, MISSING_KEY, openAIError, type OpenAIWireError } from "../shared/openai-error.js";
 import type { FacadeOptions } from "../shared/options.js";
-import { closeIfUnread } from "../shared/upload-cap.js";
-import { INVALID_JSON, invalidRequest, toWireError, type ErrorContext } from "./errors.js";
+import { openAIHeaderChecks, sendOpenAIError, type Hook } from "../shared/openai-edge.js";
+import { INVALID_JSON, invalidRequest, toWireError, type ErrorContext, type OpenAIWireError } from "../shared/openai-error.js";
 import { describeIssues } from "./issues.js";
 import { writeChatStream } from "./sse.js";
 import { ChatStreamTranslator } from "./stream.js";
@@ -28,42 +26,7 @@ const FORMAT = SOURCE_FORMAT;
 /** Quiet time after which a stream gets a keep-alive comment. */
 const HEARTBEAT_MS = 15_000;
 
-function sendError(req: FastifyRequest, reply: FastifyReply, e: OpenAIWireError, cause?: unknown): FastifyReply {
-  if (e.status >= 500 && cause !== undefined) req.log.error({ err: cause }, "chat completions facade error");
-  if (e.headers) reply.headers(e.headers);
-  closeIfUnread(req, reply);
-  return reply.code(e.status).type("application/json").send(e.body);
-}
-
-type Hook = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
-
-/**
- * The checks made before the body is read: the key, present and valid (401
- * invalid_api_key), then a JSON content type (400). One callback-style hook:
- * synchronous when the key cache knows the key.
- */
-function headerChecks(auth: Authenticator): Hook {
-  const refuse = (req: FastifyRequest, reply: FastifyReply, message: string) => void sendError(req, reply, openAIError(401, message, "invalid_request_error", "invalid_api_key"));
-  const rest = (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const type = String(req.headers["content-type"] ?? "")
-      .split(";")[0]!
-      .trim()
-      .toLowerCase();
-    // A body that is not JSON (fastify parses text/plain too) is refused before it is parsed.
-    if (type !== "application/json" && !type.endsWith("+json")) return void sendError(req, reply, invalidRequest(INVALID_JSON));
-    done();
-  };
-  return (req, reply, done) => {
-    // OpenAI's name for the request id (the SDKs read it into `_request_id`); `request-id` is set for every format.
-    reply.header("x-request-id", req.id);
-    const key = bearerToken(req.headers.authorization);
-    if (!key) return refuse(req, reply, MISSING_KEY);
-    const valid = keyIsValid(auth, key);
-    if (valid === true) return rest(req, reply, done);
-    if (valid === false) return refuse(req, reply, INCORRECT_KEY);
-    valid.then((ok) => (ok ? rest(req, reply, done) : refuse(req, reply, INCORRECT_KEY)), done);
-  };
-}
+const sendError = (req: FastifyRequest, reply: FastifyReply, e: OpenAIWireError, cause?: unknown) => sendOpenAIError(req, reply, e, cause, "chat completions facade error");
 
 type Parsed = { ok: true; value: wire.ChatRequest } | { ok: false; error: OpenAIWireError };
 
@@ -138,5 +101,5 @@ function serviceTier(body: wire.ChatRequest): { serviceTier?: string } {
 }
 
 export const openaiChatFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps }) => {
-  await app.register(chatRoutes(deps.core.clients.chat, headerChecks(deps.auth), deps.now), { prefix: "/v1/chat/completions" });
+  await app.register(chatRoutes(deps.core.clients.chat, openAIHeaderChecks(deps.auth, { json: true }), deps.now), { prefix: "/v1/chat/completions" });
 };

@@ -13,7 +13,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import type { StreamTranslator } from "../../lib/stream-translator.js";
 import type { CandidateFinish, Part, PartDelta, StreamGenerateResponse, Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { OpenAIErrorBody } from "../shared/openai-error.js";
-import { toWireError, type ErrorContext } from "./errors.js";
+import { toWireError, type ErrorContext } from "../shared/openai-error.js";
 import {
   completionId,
   contentText,

@@ -8,16 +8,14 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { ChatService } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { keyIsValid, type Authenticator } from "../../core/auth/authenticator.js";
 import { bearerToken } from "../../core/auth/bearer.js";
 import type { CallInit } from "../../core/call/call.js";
 import type { CoreClient } from "../../core/call/service.js";
 import { randomHex } from "../../lib/ids.js";
 import { edgeCall } from "../shared/call.js";
-import { INCORRECT_KEY, MISSING_KEY, openAIError, type OpenAIWireError } from "../shared/openai-error.js";
 import type { FacadeOptions } from "../shared/options.js";
-import { closeIfUnread } from "../shared/upload-cap.js";
-import { INVALID_JSON, invalidRequest, toWireError, type ErrorContext } from "./errors.js";
+import { openAIHeaderChecks, sendOpenAIError, type Hook } from "../shared/openai-edge.js";
+import { INVALID_JSON, invalidRequest, toWireError, type ErrorContext, type OpenAIWireError } from "../shared/openai-error.js";
 import { describeIssues } from "./issues.js";
 import type { ResponseMeta } from "./meta.js";
 import { sealer, type Sealer } from "./seal.js";
@@ -48,43 +46,12 @@ export interface ResponseStore {
 /** The header Codex names its session by, the same on every request of a conversation. */
 const SESSION = "session-id";
 
-function sendError(req: FastifyRequest, reply: FastifyReply, e: OpenAIWireError, cause?: unknown): FastifyReply {
-  if (e.status >= 500 && cause !== undefined) req.log.error({ err: cause }, "responses facade error");
-  if (e.headers) reply.headers(e.headers);
-  closeIfUnread(req, reply);
-  return reply.code(e.status).type("application/json").send(e.body);
-}
+const sendError = (req: FastifyRequest, reply: FastifyReply, e: OpenAIWireError, cause?: unknown) => sendOpenAIError(req, reply, e, cause, "responses facade error");
 
-type Hook = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
-
-/**
- * The checks made before the body is read: the key, present and valid (401
- * invalid_api_key), then a JSON content type (400). One callback-style hook:
- * synchronous when the key cache knows the key.
- */
-function headerChecks(auth: Authenticator): Hook {
-  const refuse = (req: FastifyRequest, reply: FastifyReply, message: string) => void sendError(req, reply, openAIError(401, message, "invalid_request_error", "invalid_api_key"));
-  const rest = (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const type = String(req.headers["content-type"] ?? "")
-      .split(";")[0]!
-      .trim()
-      .toLowerCase();
-    // A body that is not JSON (fastify parses text/plain too) is refused before it is parsed.
-    if (type !== "application/json" && !type.endsWith("+json")) return void sendError(req, reply, invalidRequest(INVALID_JSON));
-    done();
-  };
-  return (req, reply, done) => {
-    // OpenAI's name for the request id (the SDKs read it into `_request_id`); `request-id` is set for every format.
-    reply.header("x-request-id", req.id);
-    const turnState = req.headers[TURN_STATE];
-    if (typeof turnState === "string" && turnState) reply.header(TURN_STATE, turnState);
-    const key = bearerToken(req.headers.authorization);
-    if (!key) return refuse(req, reply, MISSING_KEY);
-    const valid = keyIsValid(auth, key);
-    if (valid === true) return rest(req, reply, done);
-    if (valid === false) return refuse(req, reply, INCORRECT_KEY);
-    valid.then((ok) => (ok ? rest(req, reply, done) : refuse(req, reply, INCORRECT_KEY)), done);
-  };
+/** Codex's turn state goes back on every answer, errors included. */
+function echoTurnState(req: FastifyRequest, reply: FastifyReply): void {
+  const turnState = req.headers[TURN_STATE];
+  if (typeof turnState === "string" && turnState) reply.header(TURN_STATE, turnState);
 }
 
 type Parsed = { ok: true; value: wire.ResponsesRequest } | { ok: false; error: OpenAIWireError };
@@ -166,9 +133,6 @@ function responsesRoutes(d: Deps) {
       const core = toCoreChatInput(body, { requestId: req.id, sealer: d.sealer });
       errors.clientField = core.clientField;
       const meta = responseMeta(sent, core, { id: "resp_" + randomHex(24), createdAt: Math.floor(now() / 1000), sealer: d.sealer });
-      // A stored response's reasoning carries its sealed thinking whatever include says: a follow-up
-      // by previous_response_id replays it to the upstream, which needs the signatures.
-      if (sent.store !== false) meta.includeEncrypted = true;
       // The conversation's name, for channel affinity: the client's prompt cache key, else Codex's session.
       const session = req.headers[SESSION];
       const affinity = sent.prompt_cache_key ?? (typeof session === "string" ? session : "");
@@ -214,7 +178,8 @@ function responsesRoutes(d: Deps) {
           const items = inputItems(body);
           const core = toCoreChatInput({ ...body, input: [...items, { type: "compaction_trigger" }], stream: false, store: false, tools: body.tools ?? [] }, { requestId: req.id, sealer: d.sealer });
           errors.clientField = core.clientField;
-          const meta = responseMeta(body, core, { id: "resp_" + randomHex(24), createdAt: Math.floor(now() / 1000), sealer: d.sealer });
+          // Nothing of a compaction is stored: its reasoning is sealed only when include asks.
+          const meta = responseMeta({ ...body, store: false }, core, { id: "resp_" + randomHex(24), createdAt: Math.floor(now() / 1000), sealer: d.sealer });
           return chat.generate({ input: core.input }, call).then((resp) => {
             const answered = fromCoreResponse(resp, meta);
             const kept = items.filter((i) => (i as { role?: unknown }).role === "user" && ((i as { type?: unknown }).type ?? "message") === "message");
@@ -273,7 +238,13 @@ function withContext(body: wire.ResponsesRequest, context: JsonObject[]): wire.R
 }
 
 export const openaiResponsesFacade: FastifyPluginAsync<FacadeOptions> = async (app, { deps }) => {
-  const d: Deps = { chat: deps.core.clients.chat, checks: headerChecks(deps.auth), now: deps.now, sealer: sealer(deps.sealSecret), store: responseStore(deps.core.clients.responses) };
+  const d: Deps = {
+    chat: deps.core.clients.chat,
+    checks: openAIHeaderChecks(deps.auth, { json: true, echo: echoTurnState }),
+    now: deps.now,
+    sealer: sealer(deps.sealSecret),
+    store: responseStore(deps.core.clients.responses),
+  };
   await app.register(responsesRoutes(d), { prefix: "/v1/responses" });
   await app.register(storedRoutes(deps), { prefix: "/v1/responses" });
 };

@@ -9,15 +9,14 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ListInputItemsRequest_Order, type StoredResponseService } from "../../../gen/omnigate/response/v1/response_pb.js";
-import { keyIsValid, type Authenticator } from "../../core/auth/authenticator.js";
 import { bearerToken } from "../../core/auth/bearer.js";
 import type { CallInit } from "../../core/call/call.js";
 import type { CoreClient } from "../../core/call/service.js";
 import { coreError, errorDetail } from "../../core/errors.js";
 import { edgeCall } from "../shared/call.js";
-import { INCORRECT_KEY, MISSING_KEY, openAIError, type OpenAIWireError } from "../shared/openai-error.js";
 import type { FacadeDeps } from "../shared/options.js";
-import { toWireError } from "./errors.js";
+import { openAIHeaderChecks, sendOpenAIError } from "../shared/openai-edge.js";
+import { openAIError, toWireError, type OpenAIWireError } from "../shared/openai-error.js";
 import type * as wire from "./wire.js";
 
 /** The format name keys are scoped by (core/tenancy/scope.ts), for every /v1/responses route. */
@@ -89,27 +88,7 @@ export function storedWireError(err: unknown): OpenAIWireError {
   return toWireError(err);
 }
 
-function send(req: FastifyRequest, reply: FastifyReply, e: OpenAIWireError, cause?: unknown): FastifyReply {
-  if (e.status >= 500 && cause !== undefined) req.log.error({ err: cause }, "stored responses route error");
-  if (e.headers) reply.headers(e.headers);
-  return reply.code(e.status).type("application/json").send(e.body);
-}
-
-type Hook = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
-
-/** The key, present and valid, before anything else (401 invalid_api_key); synchronous when the key cache knows it. */
-function keyCheck(auth: Authenticator): Hook {
-  const refuse = (req: FastifyRequest, reply: FastifyReply, message: string) => void send(req, reply, openAIError(401, message, "invalid_request_error", "invalid_api_key"));
-  return (req, reply, done) => {
-    reply.header("x-request-id", req.id);
-    const key = bearerToken(req.headers.authorization);
-    if (!key) return refuse(req, reply, MISSING_KEY);
-    const valid = keyIsValid(auth, key);
-    if (valid === true) return done();
-    if (valid === false) return refuse(req, reply, INCORRECT_KEY);
-    valid.then((ok) => (ok ? done() : refuse(req, reply, INCORRECT_KEY)), done);
-  };
-}
+const send = (req: FastifyRequest, reply: FastifyReply, e: OpenAIWireError, cause?: unknown) => sendOpenAIError(req, reply, e, cause, "stored responses route error");
 
 const badParam = (message: string, param: string, code: string | null = null) => openAIError(400, message, "invalid_request_error", code, param);
 
@@ -139,7 +118,7 @@ type IdRoute = { Params: { id: string }; Querystring: Record<string, unknown> };
  */
 export function storedRoutes(deps: Pick<FacadeDeps, "core" | "auth">) {
   const responses = deps.core.clients.responses;
-  const checks = keyCheck(deps.auth);
+  const checks = openAIHeaderChecks(deps.auth, { json: false });
   return async (scope: FastifyInstance) => {
     scope.setErrorHandler((err, req, reply) => send(req, reply, storedWireError(err), err));
     const call = (req: FastifyRequest, reply: FastifyReply) => edgeCall(req, reply, RESPONSES_FORMAT, bearerToken(req.headers.authorization));

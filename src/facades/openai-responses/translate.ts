@@ -376,7 +376,12 @@ export const ECHOED_FIELDS = [
   "prompt_cache_retention",
 ] as const;
 
-/** The ResponseMeta of the answer to `r`: the facade mints the id and the time. */
+/**
+ * The ResponseMeta of the answer to `r`: the facade mints the id and the time.
+ * A stored response's reasoning carries its sealed thinking whatever include
+ * says: a follow-up by previous_response_id replays it to the upstream, which
+ * needs the signatures.
+ */
 export function responseMeta(r: wire.ResponsesRequest, core: CoreRequest, m: { id: string; createdAt: number; sealer: Sealer }): ResponseMeta {
   const echo: JsonObject = {};
   const sent = r as Record<string, unknown>;
@@ -386,7 +391,7 @@ export function responseMeta(r: wire.ResponsesRequest, core: CoreRequest, m: { i
     createdAt: m.createdAt,
     model: r.model,
     echo,
-    includeEncrypted: core.includeEncrypted,
+    includeEncrypted: core.includeEncrypted || r.store !== false,
     sealer: m.sealer,
     ...(core.compact ? { compact: true } : {}),
     toolNames: core.toolNames,

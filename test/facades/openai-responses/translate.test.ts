@@ -514,7 +514,9 @@ t.test("the ResponseMeta: echoed fields as sent, encrypted reasoning, tool names
   });
   t.match(meta, { id: "resp_1", createdAt: 1700000000, model: "gpt-x", includeEncrypted: true, compact: true, sealer: seal });
   t.same([...meta.toolNames.keys()], ["ns__f"]);
-  const plain = responseMeta(parse({ model: "m", input: "x" }), core({ input: "x" }), { id: "resp_2", createdAt: 1, sealer: seal });
-  t.equal(plain.includeEncrypted, false);
+  const plain = responseMeta(parse({ model: "m", input: "x", store: false }), core({ input: "x" }), { id: "resp_2", createdAt: 1, sealer: seal });
+  t.equal(plain.includeEncrypted, false, "not stored, not asked: no sealed reasoning");
+  const stored = responseMeta(parse({ model: "m", input: "x" }), core({ input: "x" }), { id: "resp_3", createdAt: 1, sealer: seal });
+  t.equal(stored.includeEncrypted, true, "stored (the default): sealed reasoning for the follow-up");
   t.equal(plain.compact, undefined);
 });

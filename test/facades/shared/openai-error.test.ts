@@ -1,8 +1,8 @@
-// The Responses edge's error table: core errors and fastify's body errors ->
+// The OpenAI error table of Chat Completions and Responses: core errors and fastify's body errors ->
 // status, OpenAI's body and the retry headers.
 import t from "tap";
 import { Code, coreError } from "../../../src/core/errors.js";
-import { INVALID_JSON, SERVER_ERROR, toWireError } from "../../../src/facades/openai-responses/errors.js";
+import { INVALID_JSON, SERVER_ERROR, toWireError } from "../../../src/facades/shared/openai-error.js";
 
 t.test("core errors", async (t) => {
   const rows: [unknown, number, Record<string, unknown>, Record<string, string>?][] = [

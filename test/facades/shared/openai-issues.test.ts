@@ -1,7 +1,10 @@
-// zod issues -> OpenAI's 400 texts and params for /v1/responses bodies.
+// zod issues -> OpenAI's 400 texts and params, for /v1/responses and /v1/chat/completions bodies.
 import t from "tap";
-import { describeIssues, listValues, paramOf } from "../../../src/facades/openai-responses/issues.js";
+import { describeIssues } from "../../../src/facades/openai-responses/issues.js";
+import { listValues, paramOf } from "../../../src/facades/shared/openai-issues.js";
 import * as wire from "../../../src/facades/openai-responses/wire.js";
+import { describeIssues as describeChatIssues } from "../../../src/facades/openai-chat/issues.js";
+import * as chatWire from "../../../src/facades/openai-chat/wire.js";
 
 const describe = (body: unknown) => {
   const r = wire.responsesRequest.safeParse(body, { reportInput: true });
@@ -88,6 +91,21 @@ t.test("each kind of issue", async (t) => {
   for (const [body, want] of cases) t.match(describe(body), want, JSON.stringify(body).slice(0, 100));
   t.equal(describe({ model: "m", input: "x", tool_choice: { type: "web_search_preview" }, tools: [{ type: "mcp" }], future: 1 }), "valid", "forms the gateway does not know pass the schema");
   t.same(describeIssues([], {}), { message: "Invalid request.", param: null, code: null });
+});
+
+t.test("the Chat Completions rules: its missing model, its role order, its integers", async (t) => {
+  const describeChat = (body: unknown) => {
+    const r = chatWire.chatRequest.safeParse(body, { reportInput: true });
+    return r.success ? "valid" : describeChatIssues(r.error.issues, body);
+  };
+  t.same(describeChat({ messages: [{ role: "user", content: "x" }] }), { message: "you must provide a model parameter", param: null, code: null });
+  t.match(describeChat({ model: "m", messages: [{ role: "robot", content: "x" }] }), {
+    message: "Invalid value: 'robot'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.",
+    param: "messages[0].role",
+    code: "invalid_value",
+  });
+  t.match(describeChat({ model: "m", messages: [{ role: "user", content: "x" }], n: 0 }), { param: "n", code: "integer_below_min_value" });
+  t.match(describeChat({ model: "m", messages: [{ role: "user", content: "x" }], temperature: -1 }), { param: "temperature", code: "decimal_below_min_value" });
 });
 
 t.test("helpers", async (t) => {
