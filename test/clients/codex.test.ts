@@ -3,15 +3,15 @@
 // provider on the local engine ("say hello" is one turn of text, a command the
 // prompt names runs through exec_command, a patch the prompt holds is applied
 // through the freeform apply_patch tool), the built-in provider (a WebSocket
-// upgrade answered 426, then HTTP in the same turn) and a scripted Anthropic
-// upstream behind the gateway. How Codex is configured and what it needs:
+// upgrade answered 426, then HTTP in the same turn), and scripted Anthropic and
+// Gemini upstreams behind the gateway (a plain answer, exec_command and
+// apply_patch on each). How Codex is configured and what it needs:
 // /work/shared/notes/openai-formats.md C.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import t from "tap";
-import { startFakeUpstream, type FakeUpstream, type Recorded, type Reply } from "../fixtures/fake-upstream.js";
-import { startServer, testChannel, type TestServer } from "../helpers/app.js";
 import { ADMIN_KEY, installClients, runCli, sandbox, startGateway, traced, type Exchange, type Gateway, type Run, type Sandbox } from "./harness.js";
+import { heard, scripted, startFakeUpstreams, toolParameters, UPSTREAM_MODEL, type Brain } from "./fakes.js";
 
 /** A model Codex's catalog gives the classic tool set with the freeform (custom) apply_patch tool (C.5); the local engine serves every name. */
 const MODEL = "gpt-5.5";
@@ -190,69 +190,90 @@ t.test("the built-in provider: a WebSocket upgrade answered 426, then HTTP in th
 });
 
 // ---------------------------------------------------------------------------------------------------
-// A scripted Anthropic upstream behind the gateway
+// Scripted Anthropic and Gemini upstreams behind the gateway (fakes.ts): a plain answer, a command run
+// through exec_command, a file added through apply_patch (a custom tool, which reaches them as a
+// function with one string parameter, "input"); the three runs of an upstream at once, told apart
+// by their prompts
 
-const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 const UPSTREAM_COMMAND = "echo hi-from-upstream";
+const PROMPTS = { plain: "say hello", shell: "run the check", patch: "add the file" };
 
-/** Anthropic's answer to Codex's requests: an exec_command call while there is no tool result, then text quoting the result. */
-function anthropicCodex(req: Recorded): Reply {
-  if (req.path.endsWith("/count_tokens")) return { json: { input_tokens: 42 } };
-  const body = req.body as { model: string; stream?: boolean; messages: Array<{ role: string; content: unknown }> };
-  const results = body.messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<{ type: string; content?: unknown }>).filter((b) => b.type === "tool_result") : []));
-  const block = results.length
-    ? { type: "text", text: `Done: ${JSON.stringify(results.at(-1)!.content).includes("hi-from-upstream") ? "saw hi-from-upstream" : "no output"}` }
-    : { type: "tool_use", id: "toolu_01CODEXexec", name: "exec_command", input: { cmd: UPSTREAM_COMMAND } };
-  const stop = block.type === "tool_use" ? "tool_use" : "end_turn";
-  const usage = { input_tokens: 120, output_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  const message = { id: "msg_codex", type: "message", role: "assistant", model: body.model, content: [block], stop_reason: stop, stop_sequence: null, usage };
-  if (!body.stream) return { json: message };
-  const start = block.type === "tool_use" ? { ...block, input: {} } : { type: "text", text: "" };
-  const delta = block.type === "tool_use" ? { type: "input_json_delta", partial_json: JSON.stringify(block.input) } : { type: "text_delta", text: (block as { text: string }).text };
-  return {
-    chunks: [
-      sse("message_start", { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }),
-      sse("content_block_start", { type: "content_block_start", index: 0, content_block: start }),
-      sse("content_block_delta", { type: "content_block_delta", index: 0, delta }),
-      sse("content_block_stop", { type: "content_block_stop", index: 0 }),
-      sse("message_delta", { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 30 } }),
-      sse("message_stop", { type: "message_stop" }),
-    ],
-  };
-}
+/** The fakes' script for Codex: the prompt picks the tool, a tool result is read back by the name of the call it answers. */
+const codexBrain: Brain = (ask) => {
+  const r = ask.results.at(-1);
+  if (r) return { text: `${ask.vendor} read ${r.name ?? "an unlinked result"}` };
+  if (ask.lastUser === PROMPTS.shell) return { call: { name: "exec_command", args: { cmd: UPSTREAM_COMMAND } } };
+  if (ask.lastUser === PROMPTS.patch) return { call: { name: "apply_patch", args: { input: PATCH } } };
+  return scripted(ask);
+};
 
-t.test("an Anthropic upstream: one turn with a tool call", async (t) => {
-  const fake: FakeUpstream = await startFakeUpstream(anthropicCodex);
-  const channel = { ...testChannel("anthropic-main", "anthropic", fake.url, [MODEL]), modelMap: { [MODEL]: "claude-sonnet-4-5-20250929" } };
-  const server: TestServer = await startServer({ config: { channels: [channel] } as never });
-  t.teardown(async () => {
-    await server.close();
-    await fake.close();
+/** The emulated apply_patch: one required string parameter, "input" (src/providers/shared/custom-tools.ts). */
+const EMULATED = { type: /^object$/i, properties: { input: { type: /^string$/i } }, required: ["input"] };
+
+for (const vendor of ["anthropic", "gemini"] as const) {
+  t.test(`a fake ${vendor} upstream: a plain answer, exec_command, apply_patch`, async (t) => {
+    const ups = await startFakeUpstreams({ [vendor]: [MODEL] }, codexBrain);
+    t.teardown(() => ups.close());
+    const boxes = { plain: sandbox(), shell: sandbox(), patch: sandbox() };
+    t.teardown(() => Object.values(boxes).forEach((b) => b.remove()));
+    const [plain, shell, patch] = await Promise.all([codex(boxes.plain, ups.url, PROMPTS.plain), codex(boxes.shell, ups.url, PROMPTS.shell), codex(boxes.patch, ups.url, PROMPTS.patch)]);
+    /** The upstream requests of one run. */
+    const asksOf = (k: keyof typeof PROMPTS) => ups.asks(vendor).filter((a) => a.lastUser === PROMPTS[k]);
+
+    t.test("a plain answer", async (t) => {
+      t.equal(plain.code, 0, said(plain));
+      const asks = asksOf("plain");
+      t.equal(asks.length, 1, "one upstream request");
+      t.equal(asks[0]?.model, UPSTREAM_MODEL[vendor], "modelMap applied");
+      t.ok(asks[0]?.system.length, "Codex's developer instructions as the system prompt");
+      t.same(
+        completed(plain, "agent_message").map((i) => i.text),
+        [heard(vendor, PROMPTS.plain)],
+        "the upstream's answer",
+      );
+      t.equal(events(plain).at(-1)?.type, "turn.completed", "the turn completes");
+    });
+
+    t.test("a command the upstream calls exec_command for", async (t) => {
+      t.equal(shell.code, 0, said(shell));
+      const asks = asksOf("shell");
+      t.equal(asks.length, 2, "two upstream requests");
+      t.ok(asks[0]?.tools.includes("exec_command"), `Codex's exec_command reached ${vendor} as a function (${asks[0]?.tools.join(", ")})`);
+      t.match(toolParameters(asks[0]!, "exec_command"), { properties: { cmd: { type: /^string$/i } } }, "with its parameters");
+      t.match(completed(shell, "command_execution"), [{ status: "completed", exit_code: 0, aggregated_output: /hi-from-upstream/ }], `Codex ran the upstream's command (${said(shell)})`);
+      const [call] = asks[1]?.calls ?? [];
+      t.match(call, { name: "exec_command", args: { cmd: UPSTREAM_COMMAND } }, "the call went back upstream");
+      if (vendor === "anthropic") t.match(call?.id, /^toolu_fake_\d+$/, "with Anthropic's id");
+      t.match(
+        asks[1]?.results,
+        [{ id: call?.id, name: "exec_command", output: /hi-from-upstream/ }],
+        `and the command's output, linked to it by id (${vendor === "gemini" ? "a functionResponse" : "a tool_result"})`,
+      );
+      t.same(
+        completed(shell, "agent_message").map((i) => i.text),
+        [`${vendor} read exec_command`],
+        "the upstream's answer after the tool",
+      );
+      t.equal(events(shell).at(-1)?.type, "turn.completed", "the turn completes");
+    });
+
+    t.test("a file the upstream adds through apply_patch", async (t) => {
+      t.equal(patch.code, 0, said(patch));
+      const asks = asksOf("patch");
+      t.equal(asks.length, 2, "two upstream requests");
+      t.match(toolParameters(asks[0]!, "apply_patch"), EMULATED, `the freeform apply_patch reached ${vendor} as a function of one string, "input"`);
+      t.match(completed(patch, "file_change"), [{ status: "completed", changes: [{ kind: "add", path: /hello\.txt$/ }] }], `Codex reports the file added (${said(patch)})`);
+      const file = path.join(boxes.patch.cwd, "hello.txt");
+      t.equal(existsSync(file) ? readFileSync(file, "utf8") : "(no file)", "Hello from the patch\nsecond line\n", "hello.txt exists, with the patch's lines");
+      const [call] = asks[1]?.calls ?? [];
+      t.match(call, { name: "apply_patch", args: { input: PATCH } }, "the call went back upstream as the emulated function's arguments");
+      t.match(asks[1]?.results, [{ id: call?.id, name: "apply_patch", output: /hello\.txt/ }], "and Codex's custom_tool_call_output as its result, linked to it by id");
+      t.same(
+        completed(patch, "agent_message").map((i) => i.text),
+        [`${vendor} read apply_patch`],
+        "the upstream's answer after the tool",
+      );
+      t.equal(events(patch).at(-1)?.type, "turn.completed", "the turn completes");
+    });
   });
-  const box = sandbox();
-  t.teardown(box.remove);
-  const res = await codex(box, server.baseUrl, "run the check");
-  t.equal(res.code, 0, said(res));
-  const requests = fake.requests.filter((r) => r.path.endsWith("/v1/messages"));
-  t.equal(requests.length, 2, `two Messages requests upstream (${fake.requests.map((r) => `${r.method} ${r.path}`).join(", ")})`);
-  const first = requests[0]?.body as { model?: string; tools?: Array<{ name: string; type?: string }> } | undefined;
-  t.equal(first?.model, "claude-sonnet-4-5-20250929", "modelMap applied");
-  t.ok(
-    first?.tools?.some((x) => x.name === "exec_command"),
-    `Codex's exec_command reached Anthropic as a tool (${first?.tools?.map((x) => x.name ?? x.type).join(", ")})`,
-  );
-  const commands = completed(res, "command_execution");
-  t.match(commands, [{ status: "completed", exit_code: 0, aggregated_output: /hi-from-upstream/ }], `Codex ran the upstream's command (${said(res)})`);
-  const second = requests[1]?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined;
-  const uses = (second?.messages ?? []).flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<{ type: string; id?: string; tool_use_id?: string }>) : []));
-  const use = uses.find((b) => b.type === "tool_use");
-  const result = uses.find((b) => b.type === "tool_result");
-  t.equal(use?.id, "toolu_01CODEXexec", "the tool_use goes back with Anthropic's id");
-  t.equal(result?.tool_use_id, "toolu_01CODEXexec", "and the tool_result answers it");
-  t.same(
-    completed(res, "agent_message").map((i) => i.text),
-    ["Done: saw hi-from-upstream"],
-    "the upstream's answer after the tool",
-  );
-  t.equal(events(res).at(-1)?.type, "turn.completed");
-});
+}

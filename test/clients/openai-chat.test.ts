@@ -10,6 +10,7 @@ import type OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionTool } from "openai/resources/chat/completions";
 import { ADMIN_KEY, startServer, type TestServer } from "../helpers/app.js";
 import { installClients, startGateway, type Exchange, type Gateway } from "./harness.js";
+import { fakeCallId, GRACE, heard, read, schemaAsked, startFakeUpstreams, toolParameters, UPSTREAM_MODEL, VENDORS, type Vendor } from "./fakes.js";
 
 // The packages exist once the suite has installed them: imported after that.
 await installClients();
@@ -617,4 +618,152 @@ t.test("@openai/agents 0.20.0 on Chat Completions", async (t) => {
   const typed = await agents.run(new agents.Agent({ name: "typed", instructions: "Describe people.", model, outputType: Person }), PERSON_PROMPT);
   t.ok(Person.safeParse(typed.finalOutput).success, "outputType: the final output validates");
   t.equal(typed.finalOutput?.name, "Grace Hopper");
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The AI SDK, LangChain and the Agents SDK on Chat Completions against fake upstreams of each kind,
+// one gateway for the three (a client model name per vendor, mapped onto the vendor's model)
+
+t.test("AI SDK, LangChain and Agents on Chat Completions with fake upstreams", async (t) => {
+  const modelOf = (v: Vendor) => `chat-via-${v}`;
+  const ups = await startFakeUpstreams(Object.fromEntries(VENDORS.map((v) => [v, [modelOf(v)]])));
+  t.teardown(() => ups.close());
+  const upBaseURL = `${ups.url}/v1`;
+  agents.setTracingDisabled(true);
+
+  for (const vendor of VENDORS) {
+    const model = modelOf(vendor);
+    const during = <T>(run: () => Promise<T>) => ups.during(vendor, run);
+    const callIdOk = (id: string | undefined) => fakeCallId(vendor, id);
+
+    t.test(`${vendor}: @ai-sdk/openai openai.chat()`, async (t) => {
+      const m = createOpenAI({ baseURL: upBaseURL, apiKey: ADMIN_KEY }).chat(model);
+
+      const [text, [asked]] = await during(() => generateText({ model: m, system: "You are terse.", prompt: "Hello there", maxRetries: 0 }));
+      t.equal(text.text, heard(vendor, "Hello there"), "generateText: the upstream's answer");
+      t.equal(text.finishReason, "stop", "finishReason stop");
+      t.ok(text.usage.inputTokens! > 0 && text.usage.outputTokens! > 0, "usage");
+      t.match(asked, { model: UPSTREAM_MODEL[vendor], stream: false, system: "You are terse.", lastUser: "Hello there" }, "upstream: the mapped model, the system prompt, the prompt");
+
+      const [streamed, [streamAsk]] = await during(async () => {
+        const s = streamText({ model: m, prompt: "stream these words back", maxRetries: 0 });
+        let out = "";
+        for await (const piece of s.textStream) out += piece;
+        return { out, finish: await s.finishReason, usage: await s.usage };
+      });
+      t.equal(streamed.out, heard(vendor, "stream these words back"), "streamText");
+      t.equal(streamed.finish, "stop", "streamText: finishReason stop");
+      t.ok(streamed.usage.inputTokens! > 0 && streamed.usage.outputTokens! > 0, `streamed usage (${JSON.stringify(streamed.usage)})`);
+      t.equal(streamAsk?.stream, true, "upstream: streamed");
+
+      const [tools, toolAsks] = await during(() => generateText({ model: m, prompt: "Use the weather tool for Tokyo", tools: { weather: aiWeather }, stopWhen: stepCountIs(3), maxRetries: 0 }));
+      const call = tools.steps[0]?.toolCalls[0];
+      t.equal(call?.toolName, "weather", "a tool call");
+      t.ok(callIdOk(call?.toolCallId), `with an id (${call?.toolCallId})`);
+      t.same(call?.input, { city: "Tokyo" }, "the upstream's arguments");
+      t.equal(toolAsks.length, 2, "two upstream requests");
+      t.same(toolAsks[0]?.tools, ["weather"], "the tool reached the upstream");
+      t.match(toolParameters(toolAsks[0]!, "weather"), { properties: { city: { type: /string/i } } }, "with its parameters");
+      t.match(toolAsks[1]?.calls, [{ id: call?.toolCallId, name: "weather", args: { city: "Tokyo" } }], "the call went back");
+      t.match(toolAsks[1]?.results, [{ id: call?.toolCallId, name: "weather" }], "and its result, linked to it by id");
+      t.equal(tools.text, read(vendor, "weather", '{"city":"Tokyo","temperature":18}'), "the upstream's answer reads the result");
+
+      const [streamedTools, streamedToolAsks] = await during(async () => {
+        const s = streamText({ model: m, prompt: "Use the weather tool for Tokyo", tools: { weather: aiWeather }, stopWhen: stepCountIs(3), maxRetries: 0 });
+        const calls: unknown[] = [];
+        for await (const part of s.fullStream) if (part.type === "tool-call") calls.push(part.input);
+        return { calls, text: await s.text };
+      });
+      t.same(streamedTools.calls, [{ city: "Tokyo" }], "streamText: the streamed call is assembled");
+      t.equal(streamedTools.text, read(vendor, "weather", '{"city":"Tokyo","temperature":18}'), "streamText: the answer after the tool");
+      t.ok(
+        streamedToolAsks.every((a) => a.stream),
+        "upstream: both streamed",
+      );
+
+      const [object, [objectAsk]] = await during(() => generateObject({ model: m, schema: Person, prompt: PERSON_PROMPT, maxRetries: 0 }));
+      t.same(object.object, GRACE, "generateObject: the upstream's JSON, validated");
+      t.ok(
+        objectAsk?.json && schemaAsked(objectAsk),
+        `upstream: asked for JSON with the schema (${JSON.stringify(objectAsk?.body.output_config ?? objectAsk?.body.generationConfig ?? objectAsk?.body.response_format)})`,
+      );
+    });
+
+    t.test(`${vendor}: @langchain/openai ChatOpenAI`, async (t) => {
+      const Person = zc.object({ name: zc.string(), age: zc.number().int(), tags: zc.array(zc.string()) });
+      const llm = new ChatOpenAI({ model, apiKey: ADMIN_KEY, configuration: { baseURL: upBaseURL }, maxRetries: 0 });
+
+      const [msg, [asked]] = await during(() => llm.invoke("Hello there"));
+      t.equal(msg.content, heard(vendor, "Hello there"), "invoke");
+      t.ok(msg.usage_metadata && msg.usage_metadata.input_tokens > 0 && msg.usage_metadata.output_tokens > 0, "usage");
+      t.match(asked, { model: UPSTREAM_MODEL[vendor], lastUser: "Hello there" }, "upstream: the mapped model and the prompt");
+
+      let acc: AIMessageChunk | undefined;
+      let pieces = 0;
+      for await (const chunk of await llm.stream("stream these words back")) {
+        acc = acc ? acc.concat(chunk) : chunk;
+        pieces++;
+      }
+      t.ok(pieces > 2, `stream: several chunks (${pieces})`);
+      t.equal(acc?.content, heard(vendor, "stream these words back"), "stream: the chunks concatenated");
+      t.ok(acc?.usage_metadata && acc.usage_metadata.total_tokens > 0, `stream: usage (${JSON.stringify(acc?.usage_metadata)})`);
+
+      const weather = lcTool(async ({ city }: { city: string }) => JSON.stringify({ city, temperature: 18 }), {
+        name: "get_weather",
+        description: "Current weather for a city",
+        schema: zc.object({ city: zc.string() }),
+      });
+      const withTools = llm.bindTools([weather]);
+      const question = new HumanMessage("Use get_weather for Tokyo");
+      const [ai, [callAsk]] = await during(() => withTools.invoke([question]));
+      const call = ai.tool_calls?.[0];
+      t.equal(ai.tool_calls?.length, 1, "bindTools: one tool call");
+      t.ok(callIdOk(call?.id), `with an id (${call?.id})`);
+      t.same([call?.name, call?.args], ["get_weather", { city: "Tokyo" }], "name and args");
+      t.same(callAsk?.tools, ["get_weather"], "upstream: the bound tool");
+      const toolMessage = await weather.invoke({ ...call!, type: "tool_call" });
+      const [answer, [backAsk]] = await during(() => withTools.invoke([question, ai, toolMessage]));
+      t.match(backAsk?.results, [{ id: call?.id, name: "get_weather", output: '{"city":"Tokyo","temperature":18}' }], "upstream: the ToolMessage as a result linked to the call by id");
+      t.equal(answer.content, read(vendor, "get_weather", '{"city":"Tokyo","temperature":18}'), "the answer after the tool");
+
+      let toolAcc: AIMessageChunk | undefined;
+      for await (const chunk of await withTools.stream([question])) toolAcc = toolAcc ? toolAcc.concat(chunk) : chunk;
+      t.equal(toolAcc?.tool_calls?.length, 1, "streamed: the call survives (its first delta has an id)");
+      t.ok(callIdOk(toolAcc?.tool_calls?.[0]?.id), "streamed: with an id");
+      t.same(toolAcc?.tool_calls?.[0]?.args, { city: "Tokyo" }, "streamed: args parsed");
+
+      const [structured, [structuredAsk]] = await during(() => llm.withStructuredOutput(Person, { name: "person" }).invoke(PERSON_PROMPT));
+      t.same(structured, GRACE, "withStructuredOutput (json_schema)");
+      t.ok(schemaAsked(structuredAsk), "upstream: asked for JSON with the schema");
+      const [viaTool, [forcedAsk]] = await during(() => llm.withStructuredOutput(Person, { name: "person", method: "functionCalling" }).invoke(PERSON_PROMPT));
+      t.same(viaTool, GRACE, "withStructuredOutput (function calling)");
+      t.equal(forcedAsk?.forced, "person", "upstream: the person tool forced");
+    });
+
+    t.test(`${vendor}: @openai/agents on Chat Completions, a function tool`, async (t) => {
+      const client = new openai7.default({ apiKey: ADMIN_KEY, baseURL: upBaseURL, maxRetries: 0 });
+      const weather = agents.tool({
+        name: "get_weather",
+        description: "Current weather for a city",
+        parameters: z.object({ city: z.string() }),
+        execute: async ({ city }) => `Sunny in ${city}, 18 C`,
+      });
+      const helper = new agents.Agent({ name: "weather", instructions: "Use your tools.", model: new agents.OpenAIChatCompletionsModel(client, model), tools: [weather] });
+      const [res, asks] = await during(() => agents.run(helper, "Use get_weather for Tokyo"));
+      t.equal(res.finalOutput, read(vendor, "get_weather", "Sunny in Tokyo, 18 C"), "the upstream calls the tool, the agent runs it, the upstream answers");
+      const raw = res.newItems.find((i) => i.type === "tool_call_item")?.rawItem as { callId?: string; name?: string; arguments?: string } | undefined;
+      t.ok(callIdOk(raw?.callId), `the call's id (${raw?.callId})`);
+      t.same(JSON.parse(raw?.arguments ?? "null"), { city: "Tokyo" }, "its arguments");
+      t.equal(asks.length, 2, "two upstream requests");
+      t.match(asks[0], { system: "Use your tools.", tools: ["get_weather"] }, "upstream: the instructions and the tool");
+      t.match(asks[1]?.results, [{ id: raw?.callId, name: "get_weather", output: "Sunny in Tokyo, 18 C" }], "upstream: the tool's output, linked to the call by id");
+
+      const streamed = await agents.run(helper, "Use get_weather for Tokyo", { stream: true });
+      const kinds = new Set<string>();
+      for await (const e of streamed) if (e.type === "run_item_stream_event") kinds.add(e.name);
+      await streamed.completed;
+      t.equal(streamed.finalOutput, read(vendor, "get_weather", "Sunny in Tokyo, 18 C"), "streamed run: the same answer");
+      t.ok(kinds.has("tool_called") && kinds.has("tool_output"), `streamed run: tool events (${[...kinds]})`);
+    });
+  }
 });
