@@ -9,6 +9,8 @@ import { invalidArgument } from "../../core/errors.js";
 import { jsonSchemaToGemini } from "./schema.js";
 import { toCoreSystem, toCoreToolChoice, toCoreTools, toCoreTurns } from "./translate.js";
 import { fromCoreParts } from "./translate-response.js";
+import { GEMINI } from "./thought-signature.js";
+import { fromCoreGoogleSearch } from "./web-search.js";
 import type * as wire from "./wire.js";
 
 /** "3600s" / "1.5s" -> whole seconds (rounded up, at least 1). */
@@ -60,6 +62,7 @@ export function fromCoreTools(tools: Tool[]): JsonObject[] {
         ...(gemini ? { parameters: gemini } : { parametersJsonSchema: k.value.parameters ?? {} }),
       });
     } else if (k.case === "codeExecution") out.push({ codeExecution: {} });
+    else if (k.case === "webSearch") out.push(fromCoreGoogleSearch(k.value, t.vendorExtras[GEMINI]));
     else if (k.case === "vendor") out.push({ [k.value.type]: k.value.config ?? {} });
   }
   return decls.length ? [{ functionDeclarations: decls }, ...out] : out;

@@ -2,8 +2,9 @@
 // Every chunk is a whole GenerateContentResponse: text and thought deltas go out
 // as they come, a function call goes out whole when its part stops (Gemini does
 // not stream arguments), and the last chunk carries finishReason and the final
-// usageMetadata. One chunk is held back so that the finish can be merged into
-// the last content chunk.
+// usageMetadata (and the groundingMetadata of the candidate's web searches).
+// One chunk is held back so that the finish can be merged into the last
+// content chunk.
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { StreamTranslator } from "../../lib/stream-translator.js";
 import type { CandidateFinish, Part, PromptFeedback, Signature, StreamGenerateResponse, Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
@@ -12,6 +13,7 @@ import { callArguments } from "../../core/chat/tool-calls.js";
 import type { ResponseOptions } from "./translate.js";
 import { fromCoreFinish, fromCoreLogprobs, fromCorePart, fromCorePromptFeedback, fromCoreSafetyRatings, fromCoreUsage, promptOnlyUsage, type WirePart } from "./translate-response.js";
 import { encodeHiddenThought, encodePartSignature } from "./thought-signature.js";
+import { groundingOf } from "./web-search.js";
 
 export type Chunk = JsonObject;
 
@@ -31,6 +33,8 @@ interface CandidateState {
   /** Wire signature of finished thoughts, waiting for the next non-thought part. */
   pendingSignature?: string;
   finish?: CandidateFinish;
+  /** The candidate's web searches, for its last chunk's groundingMetadata. */
+  searches: Part[];
 }
 
 export class GenerateContentStreamTranslator implements StreamTranslator<StreamGenerateResponse, Chunk> {
@@ -51,7 +55,7 @@ export class GenerateContentStreamTranslator implements StreamTranslator<StreamG
   private cand(i: number): CandidateState {
     let c = this.cands.get(i);
     if (!c) {
-      c = { open: new Map() };
+      c = { open: new Map(), searches: [] };
       this.cands.set(i, c);
     }
     return c;
@@ -99,6 +103,11 @@ export class GenerateContentStreamTranslator implements StreamTranslator<StreamG
         const op: OpenPart = { skeleton, text: "", args: "", emitted: false, tookThoughtSignature: false };
         this.cand(k.value.candidateIndex).open.set(k.value.index, op);
         const kind = skeleton.kind.case;
+        if (kind === "webSearchCall") {
+          // A search is no part here: it becomes the groundingMetadata of the candidate's last chunk.
+          this.cand(k.value.candidateIndex).searches.push(skeleton);
+          return [];
+        }
         if (kind !== "text" && kind !== "thinking" && kind !== "toolCall") {
           // Media and code parts arrive whole in part_start.
           const wp = fromCorePart(skeleton);
@@ -200,7 +209,7 @@ export class GenerateContentStreamTranslator implements StreamTranslator<StreamG
       let cand = byIndex.get(i);
       const parts: WirePart[] = c.pendingSignature ? [{ text: "", thoughtSignature: c.pendingSignature }] : [];
       if (!cand) {
-        if (!c.finish && !parts.length) continue;
+        if (!c.finish && !parts.length && !c.searches.length) continue;
         cand = { content: { parts: [], role: "model" }, index: i };
         byIndex.set(i, cand);
       }
@@ -216,6 +225,8 @@ export class GenerateContentStreamTranslator implements StreamTranslator<StreamG
           if (chosen.length) cand.avgLogprobs = chosen.reduce((n, c) => n + c.logProbability, 0) / chosen.length;
         }
       }
+      const grounding = groundingOf(c.searches);
+      if (grounding) cand.groundingMetadata = grounding;
     }
     const candidates = [...byIndex.values()].sort((a, b) => (a.index as number) - (b.index as number));
     const pf = fromCorePromptFeedback(this.feedback);

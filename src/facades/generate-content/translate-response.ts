@@ -21,6 +21,7 @@ import {
 import { callArguments } from "../../core/chat/tool-calls.js";
 import type { ResponseOptions } from "./translate.js";
 import { encodeHiddenThought, encodePartSignature } from "./thought-signature.js";
+import { groundingOf } from "./web-search.js";
 
 /** A part as Gemini sends it; only the fields that are set appear. */
 export type WirePart = Record<string, unknown> & { thoughtSignature?: string };
@@ -181,7 +182,9 @@ export function fromCoreCandidate(c: Candidate, opts: ResponseOptions): JsonObje
   if (c.safetyRatings.length) o.safetyRatings = fromCoreSafetyRatings(c.safetyRatings);
   if (c.finishMessage) o.finishMessage = c.finishMessage;
   if (c.citationMetadata) o.citationMetadata = c.citationMetadata;
-  if (c.groundingMetadata) o.groundingMetadata = c.groundingMetadata;
+  // Gemini's own grounding as it came; another vendor's search drawn as grounding.
+  const grounding = c.groundingMetadata ?? groundingOf(c.parts);
+  if (grounding) o.groundingMetadata = grounding;
   if (c.avgLogprobs !== undefined) o.avgLogprobs = c.avgLogprobs;
   if (c.logprobs) o.logprobsResult = fromCoreLogprobs(c.logprobs);
   return o;

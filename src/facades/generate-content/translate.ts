@@ -33,6 +33,7 @@ import { unknownFields } from "../../core/json-fields.js";
 import { toCoreSystem, toCoreTurns, type Origin } from "./contents.js";
 import { geminiToJsonSchema } from "./schema.js";
 import { GEMINI } from "./thought-signature.js";
+import { toCoreGoogleSearch } from "./web-search.js";
 import type * as wire from "./wire.js";
 import {
   BUILTIN_TOOLS,
@@ -86,7 +87,8 @@ export function toCoreTools(tools: wire.Tool[] | undefined, field = "tools"): To
     if (t.codeExecution) out.push(create(ToolSchema, { kind: { case: "codeExecution", value: {} } }));
     for (const k of BUILTIN_TOOLS) {
       const cfg = t[k];
-      if (cfg) out.push(vendorTool(k, cfg as JsonObject));
+      // Google Search is the neutral web search (web-search.ts); the other built-ins are Gemini's alone.
+      if (cfg) out.push(k === "googleSearch" ? toCoreGoogleSearch(cfg as JsonObject) : vendorTool(k, cfg as JsonObject));
     }
     const newer = unknownFields(t, TOOL_KINDS);
     if (newer) {

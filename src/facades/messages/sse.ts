@@ -9,7 +9,7 @@ import type { StreamTranslator } from "../../lib/stream-translator.js";
 import { inputJsonClose, inputJsonFragment } from "../../core/chat/tool-calls.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorBody, toWireError } from "./errors.js";
-import { fromCorePart, stopReasonOf, usageOf, wireSignature } from "./translate.js";
+import { fromCoreBlocks, fromCorePart, stopReasonOf, usageOf, wireSignature } from "./translate.js";
 import type { StopReason } from "./wire.js";
 import { pumpFrames, type FrameSink } from "../shared/sink.js";
 
@@ -163,6 +163,15 @@ export class MessagesStreamTranslator implements StreamTranslator<StreamGenerate
   private startBlock(part: number, p: Part | undefined): SseFrame[] {
     const out = this.closeBlock();
     if (!p) return out;
+    if (p.kind.case === "webSearchCall") {
+      // A search comes whole: its blocks each start and stop at once.
+      for (const b of fromCoreBlocks(p)) {
+        const index = this.nextIndex++;
+        out.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: b } });
+        out.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
+      }
+      return out;
+    }
     const rendered = fromCorePart(p);
     if (!rendered) return out; // a part this wire cannot carry (e.g. generated media)
     const k = p.kind.case;

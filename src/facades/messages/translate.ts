@@ -8,6 +8,7 @@
 // whose value the gateway does not know (a newer thinking type or display,
 // effort level, tool_choice type): those keep their own name in the request's
 // extras and the neutral field gets the nearest known value, or none.
+// Web search (the web_search server tool, a search in the answer): web-search.ts.
 import { type JsonObject } from "@bufbuild/protobuf";
 import { isWholeBlock, opaqueBlock, opaquePart, standInPart, unknownFields } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
@@ -32,6 +33,7 @@ import {
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { decodeSignature, encodeSignature } from "../../core/chat/signature-codec.js";
 import { callArguments } from "../../core/chat/tool-calls.js";
+import { gatewaySearchPart, isGatewaySearchBlock, isWebSearchType, toCoreWebSearchTool, webSearchBlocks } from "./web-search.js";
 import * as wire from "./wire.js";
 
 export const VENDOR = "anthropic";
@@ -197,6 +199,8 @@ export function toCorePart(b: wire.ContentBlock, toolNames: Map<string, string>)
       return create(PartSchema, { kind: { case: "redactedThinking", value: { data: s.value, issuer: s.issuer } }, ...cc, ...blockExtras(block, REDACTED_FIELDS) });
     }
     default:
+      // Half of another vendor's search the gateway drew: nothing an upstream can take.
+      if (isGatewaySearchBlock(block)) return gatewaySearchPart(block as unknown as Record<string, unknown>);
       // A server tool's block: no neutral kind, the whole block for Anthropic (as answers carry them).
       return opaquePart(VENDOR, block);
   }
@@ -215,6 +219,7 @@ function toCoreTool(t: wire.Tool): Tool {
       ...blockExtras(ct, wire.CUSTOM_TOOL_FIELDS),
     });
   }
+  if (isWebSearchType(t.type)) return toCoreWebSearchTool(t as Record<string, unknown>, cc);
   const config: JsonObject = {};
   for (const [k, v] of Object.entries(t)) if (k !== "type" && k !== "name" && (future || k !== "cache_control") && v !== undefined) config[k] = v as JsonObject[string];
   // A toolset has no name of its own (its members are named in `configs`).
@@ -459,10 +464,20 @@ export function fromCorePart(p: Part): wire.ResponseBlock | undefined {
       return { type: "text", text: "```" + k.value.language.toLowerCase() + "\n" + k.value.code + "\n```" };
     case "codeExecutionResult":
       return { type: "text", text: "```\n" + k.value.output + "\n```" };
+    case "webSearchCall":
+      // Two blocks: see fromCoreBlocks.
+      return undefined;
     default:
       // A block Anthropic answered with that has no neutral kind (a server tool's use or result): as it came.
       return opaqueBlock(p, VENDOR) as wire.ResponseBlock | undefined;
   }
+}
+
+/** One neutral part -> its response blocks: a web search is two (web-search.ts), any other part what fromCorePart makes of it. */
+export function fromCoreBlocks(p: Part): wire.ResponseBlock[] {
+  if (p.kind.case === "webSearchCall") return webSearchBlocks(p, p.kind.value);
+  const b = fromCorePart(p);
+  return b ? [b] : [];
 }
 
 /** Whether the prompt was blocked before any answer (no candidate, a block reason). */
@@ -474,7 +489,7 @@ export function fromCoreMessage(resp: GenerateResponse, fallback: { id: string; 
   const cand = resp.candidates.find((c) => c.index === 0) ?? resp.candidates[0];
   const parts = cand?.parts ?? [];
   // Empty text parts (some upstreams end with one) are not blocks: text is 1+ characters.
-  const content = parts.map(fromCorePart).filter((b): b is wire.ResponseBlock => b !== undefined && !(b.type === "text" && b.text === ""));
+  const content = parts.flatMap(fromCoreBlocks).filter((b) => !(b.type === "text" && b.text === ""));
   const blocked = isBlocked(resp);
   const stop = blocked
     ? "refusal"

@@ -1,8 +1,9 @@
 // Chat Completions tools and tool choices -> neutral ones: function tools
 // (their `strict` for OpenAI), custom tools (free-text input, a grammar:
 // neutral custom tools every vendor takes), tools of newer types (vendor tools
-// OpenAI alone takes), the legacy functions API, and the tool_choice forms the
-// neutral choice cannot say (kept as sent for OpenAI). Pure.
+// OpenAI alone takes), the legacy functions API, the tool_choice forms the
+// neutral choice cannot say (kept as sent for OpenAI), and web_search_options
+// as the neutral web search. Pure.
 import type { JsonObject } from "@bufbuild/protobuf";
 import { unknownFields } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
@@ -55,6 +56,23 @@ export function toCoreTool(t: wire.Tool): Tool {
   const inner = config[type] as { name?: unknown } | undefined;
   const name = typeof inner?.name === "string" ? inner.name : typeof config.name === "string" ? config.name : "";
   return create(ToolSchema, { kind: { case: "vendor", value: { type, name, config: config as JsonObject, vendor: VENDOR } } });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/**
+ * web_search_options (what OpenAI's search models take) -> the neutral web
+ * search, so other vendors search too: search_context_size and the
+ * approximate user_location, read as far as they are well formed. The field
+ * itself still goes to OpenAI as sent (an OpenAI channel leaves the neutral
+ * tool out).
+ */
+export function webSearchTool(o: unknown): Tool | undefined {
+  if (!isObject(o)) return undefined;
+  const loc = isObject(o.user_location) && isObject(o.user_location.approximate) ? o.user_location.approximate : undefined;
+  const userLocation = loc ? { city: str(loc.city), region: str(loc.region), country: str(loc.country), timezone: str(loc.timezone) } : undefined;
+  return create(ToolSchema, { kind: { case: "webSearch", value: { contextSize: str(o.search_context_size), ...(userLocation ? { userLocation } : {}) } } });
 }
 
 export function legacyTool(f: wire.LegacyFunction): Tool {

@@ -27,7 +27,7 @@ import {
   type Turn,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { contentPart, extrasOf, NO_EXTRAS, refusal, text, TEXT_PART_FIELDS, VENDOR } from "./contents.js";
-import { legacyChoice, legacyTool, toCoreTool, toCoreToolChoice } from "./tools.js";
+import { legacyChoice, legacyTool, toCoreTool, toCoreToolChoice, webSearchTool } from "./tools.js";
 import * as wire from "./wire.js";
 
 /** The format name keys are scoped by (core/tenancy/scope.ts) and the neutral source_format. */
@@ -287,6 +287,7 @@ const CONFIG_FIELDS: Record<string, string> = {
 
 function fieldMapper(r: wire.ChatRequest, b: Built): (neutral: string) => string {
   const toolCount = r.tools?.length ?? 0;
+  const functionCount = r.functions?.length ?? 0;
   const legacyChoiceUsed = r.tool_choice == null && r.function_call != null;
   return (neutral) => {
     if (neutral in CONFIG_FIELDS) return CONFIG_FIELDS[neutral]!;
@@ -310,6 +311,7 @@ function fieldMapper(r: wire.ChatRequest, b: Built): (neutral: string) => string
     const tool = /^tools\[(\d+)\](.*)$/.exec(neutral);
     if (tool) {
       const i = Number(tool[1]);
+      if (i >= toolCount + functionCount) return "web_search_options";
       return i < toolCount ? neutral : `functions[${i - toolCount}]${tool[2] ?? ""}`;
     }
     return neutral.replace(/^config\./, "");
@@ -325,6 +327,8 @@ export function toCoreChatInput(r: wire.ChatRequest, ctx: ToCoreContext): CoreRe
   const tools = (r.tools ?? []).map(toCoreTool);
   const legacy = !!r.functions?.length;
   if (r.functions) tools.push(...r.functions.map(legacyTool));
+  const search = webSearchTool((r as Record<string, unknown>).web_search_options);
+  if (search) tools.push(search);
   const fromTools = toCoreToolChoice(r.tool_choice);
   const { choice, asSent } = r.tool_choice != null ? fromTools : legacyChoice(r.function_call);
   if (asSent !== undefined) x.tool_choice = asSent;

@@ -3,7 +3,7 @@
 // alike, and a stored response's items keep unique ids without any state.
 // The response id's own random part makes them unique; no hash is needed.
 
-export type ItemPrefix = "msg" | "rs" | "fc" | "ctc" | "cmp" | "ig";
+export type ItemPrefix = "msg" | "rs" | "fc" | "ctc" | "cmp" | "ig" | "ws";
 
 /** `<prefix>_`, the response id's random part, and the output index in hex. */
 export function itemId(prefix: ItemPrefix, responseId: string, outputIndex: number): string {

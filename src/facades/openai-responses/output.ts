@@ -8,13 +8,14 @@
 // sealed into encrypted_content when the client asked); consecutive text
 // parts (code and its output as fenced text) are one `message` item, opened
 // at its first text or annotation, whose consecutive non-refusal texts are one
-// `output_text` and refusals a `refusal` part; each tool call and each image
-// is an item of its own. Parts of no such kind are left out without ending a
-// group. Pure.
+// `output_text` and refusals a `refusal` part; each tool call, each image
+// and each web search (a `web_search_call`, whole, with its three search
+// events in a stream) is an item of its own. Parts of no such kind are left
+// out without ending a group. Pure.
 import { clone, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { isWholeBlock } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
-import { PartSchema, type Part, type PartDelta } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { PartSchema, WebSearchStatus, type Part, type PartDelta, type WebSearchCall } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { itemId } from "./ids.js";
 import type { ResponseMeta } from "./meta.js";
 import { sealParts } from "./seal.js";
@@ -31,7 +32,7 @@ type CallItem = { id: string; type: "function_call" | "custom_tool_call"; status
 export type OutputItem = MessageItem | ReasoningItem | CallItem | JsonObject;
 
 /** Where a part goes in the output. */
-export type Group = "reasoning" | "message" | "call" | "image" | "skip";
+export type Group = "reasoning" | "message" | "call" | "image" | "search" | "skip";
 
 const VENDOR = "openai";
 
@@ -46,6 +47,8 @@ export function groupOf(p: Part): Group {
       return "message";
     case "toolCall":
       return "call";
+    case "webSearchCall":
+      return "search";
     case "media":
       return p.kind.value.source.case === "data" && p.kind.value.mimeType.startsWith("image/") ? "image" : "skip";
     default:
@@ -137,11 +140,12 @@ export class OutputAssembler {
       if (g === "message" && !st.refusal) this.compactText += partText(p);
       return;
     }
-    if (g === "call" || g === "image" || g !== this.group?.kind) this.closeGroup(false);
+    if (g === "call" || g === "image" || g === "search" || g !== this.group?.kind) this.closeGroup(false);
     if (g === "reasoning") this.startThinking(st, p);
     else if (g === "message") this.text(st, partText(p));
     else if (g === "call" && p.kind.case === "toolCall") this.startCall(st, p.kind.value);
     else if (g === "image" && p.kind.case === "media" && p.kind.value.source.case === "data") this.image(Buffer.from(p.kind.value.source.value).toString("base64"));
+    else if (g === "search" && p.kind.case === "webSearchCall") this.search(p.kind.value);
   }
 
   delta(index: number, d: PartDelta["delta"]): void {
@@ -363,6 +367,29 @@ export class OutputAssembler {
     else this.emit("response.function_call_arguments.done", { ...base, name: call.item.name, arguments: call.text });
     call.item.status = "completed";
     this.emit("response.output_item.done", { output_index: call.index, item: call.item });
+  }
+
+  /**
+   * A web search the upstream ran: one web_search_call item, whole (the
+   * search is over when its part comes), its first query as `query`, all of
+   * them as `queries` when there are more, the pages as `sources`.
+   */
+  private search(w: WebSearchCall): void {
+    const index = this.output.length;
+    const id = itemId("ws", this.meta.id, index);
+    const action: JsonObject = { type: "search", query: w.queries[0] ?? "" };
+    if (w.queries.length > 1) action.queries = w.queries;
+    const started: JsonObject = { id, type: "web_search_call", status: "in_progress", action: { ...action } };
+    if (w.sources.length) action.sources = w.sources.map((s) => ({ type: "url", url: s.url }));
+    const status = w.status === WebSearchStatus.FAILED ? "failed" : w.status === WebSearchStatus.IN_PROGRESS ? "in_progress" : "completed";
+    const item: JsonObject = { id, type: "web_search_call", status, action };
+    this.output.push(item);
+    const base = { item_id: id, output_index: index };
+    this.emit("response.output_item.added", { output_index: index, item: started });
+    this.emit("response.web_search_call.in_progress", base);
+    this.emit("response.web_search_call.searching", base);
+    if (status === "completed") this.emit("response.web_search_call.completed", base);
+    this.emit("response.output_item.done", { output_index: index, item });
   }
 
   /** An image the model made: one image_generation_call item, whole. */

@@ -3,13 +3,15 @@
 // function -> FunctionTool (its `strict` for an OpenAI channel, in Chat's
 // shape); custom -> CustomTool; namespace -> its members, each named
 // "<namespace>__<name>" (ToolName maps the name back for the answer). Hosted
-// tools: tool_search is left out (Codex runs its own tool search; no upstream
-// has a neutral form of it), and so is web_search (Codex always declares it;
-// see WEB_SEARCH); the ones no upstream behind the gateway can run are
+// tools: web_search (any version) is the neutral WebSearchTool (Codex
+// declares it every turn; upstreams without a search leave it out);
+// tool_search is left out (Codex runs its own tool search; no upstream has a
+// neutral form of it); the ones no upstream behind the gateway can run are
 // refused, with `tools[i].type`; a type newer than the gateway is left out.
 import type { JsonObject } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import { ToolChoiceMode, ToolSchema, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { WEB_SEARCH_NAME } from "../../core/chat/web-search.js";
 import { bad, VENDOR } from "./contents.js";
 import type { ToolName } from "./meta.js";
 import type * as wire from "./wire.js";
@@ -28,12 +30,7 @@ export const REFUSED_TOOLS: ReadonlySet<string> = new Set([
   "apply_patch",
 ]);
 
-/**
- * Web search, as Codex declares it on every request. No provider maps a
- * neutral web search today (Anthropic's takes its dated type, Gemini's
- * `googleSearch`, OpenAI channels speak Chat Completions, which has no search
- * tool), and refusing it would refuse every Codex request: left out.
- */
+/** OpenAI's web search tool types (and those of its tool_choice), every version: the neutral WebSearchTool. */
 export const WEB_SEARCH: ReadonlySet<string> = new Set(["web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11"]);
 
 /** The neutral name of a namespace member. */
@@ -61,6 +58,28 @@ function customTool(t: wire.CustomTool, name: string): Tool {
   return create(ToolSchema, { kind: { case: "custom", value: { name, description: t.description ?? "", ...(t.format ? { format: t.format as JsonObject } : {}) } } });
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+
+/**
+ * A web search tool -> the neutral one: filters.allowed_domains,
+ * user_location, search_context_size (read as far as they are what OpenAI
+ * documents; anything else of it, such as Codex's external_web_access, has no
+ * upstream to go to). Declared twice (web_search and web_search_preview): once.
+ */
+function addWebSearch(out: ToolsOut, t: Record<string, unknown>, at: string): void {
+  if (out.tools.some((x) => x.kind.case === "webSearch")) return;
+  const loc = isObject(t.user_location) ? t.user_location : undefined;
+  const userLocation = loc ? { city: str(loc.city), region: str(loc.region), country: str(loc.country), timezone: str(loc.timezone) } : undefined;
+  const allowedDomains = isObject(t.filters) ? strings(t.filters.allowed_domains) : [];
+  out.tools.push(create(ToolSchema, { kind: { case: "webSearch", value: { allowedDomains, contextSize: str(t.search_context_size), ...(userLocation ? { userLocation } : {}) } } }));
+  out.origins.push(at);
+}
+
+/** Whether the client declared a web search. */
+export const hasWebSearchTool = (out: ToolsOut): boolean => out.tools.some((t) => t.kind.case === "webSearch");
+
 function addMember(out: ToolsOut, t: wire.MemberTool, at: string, namespace?: string): void {
   if (t.type !== "function" && t.type !== "custom") return; // a newer kind inside a namespace: left out
   const m = t as wire.FunctionTool | wire.CustomTool;
@@ -82,8 +101,9 @@ export function addTools(out: ToolsOut, tools: wire.Tool[], at: string): void {
       return;
     }
     if (t.type === "function" || t.type === "custom") return addMember(out, t as wire.MemberTool, path);
+    if (WEB_SEARCH.has(t.type)) return addWebSearch(out, t as Record<string, unknown>, path);
     if (REFUSED_TOOLS.has(t.type)) throw bad(`The ${t.type} tool is not supported by this gateway.`, `${path}.type`);
-    // tool_search, web search and newer kinds: left out (see above).
+    // tool_search and newer kinds: left out (see above).
   });
 }
 
@@ -112,15 +132,20 @@ export interface ChoiceOut {
   asSent?: JsonObject;
 }
 
-/** A tool of allowed_tools in Chat's shape, and its neutral name; undefined for hosted ones. */
-function allowedTool(t: Record<string, unknown>, names: ReadonlyMap<string, ToolName>): { name: string; chat: JsonObject } | undefined {
+/** A tool of allowed_tools: its neutral name, and its Chat shape (none for the web search, which Chat Completions has not); undefined for other hosted ones. */
+function allowedTool(t: Record<string, unknown>, names: ReadonlyMap<string, ToolName>, webSearch: boolean): { name: string; chat?: JsonObject } | undefined {
+  if (webSearch && typeof t.type === "string" && WEB_SEARCH.has(t.type)) return { name: WEB_SEARCH_NAME };
   if ((t.type !== "function" && t.type !== "custom") || typeof t.name !== "string") return undefined;
   const name = neutralName(names, t.name, typeof t.namespace === "string" ? t.namespace : undefined);
   return { name, chat: t.type === "function" ? { type: "function", function: { name } } : { type: "custom", custom: { name } } };
 }
 
-/** tool_choice -> the neutral choice. A hosted tool's choice or a newer form says nothing (the upstream's default, auto). */
-export function toCoreToolChoice(tc: wire.ToolChoice | null | undefined, names: ReadonlyMap<string, ToolName>): ChoiceOut {
+/**
+ * tool_choice -> the neutral choice. The web search's, when one is declared,
+ * requires it; another hosted tool's choice or a newer form says nothing (the
+ * upstream's default, auto).
+ */
+export function toCoreToolChoice(tc: wire.ToolChoice | null | undefined, names: ReadonlyMap<string, ToolName>, webSearch = false): ChoiceOut {
   if (tc == null) return {};
   if (typeof tc === "string") return MODES[tc] !== undefined ? { choice: { mode: MODES[tc]!, allowedNames: [] } } : {};
   const o = tc as { type: string; name?: string; namespace?: string | null } & Record<string, unknown>;
@@ -133,13 +158,13 @@ export function toCoreToolChoice(tc: wire.ToolChoice | null | undefined, names: 
     }
     case "allowed_tools": {
       const mode = o.mode as string;
-      const picked = (o.tools as Record<string, unknown>[]).flatMap((t) => allowedTool(t, names) ?? []);
+      const picked = (o.tools as Record<string, unknown>[]).flatMap((t) => allowedTool(t, names, webSearch) ?? []);
       const allowedNames = picked.map((p) => p.name);
       // "auto among these" has no neutral form (Gemini takes allowed names only with ANY): auto over every tool elsewhere.
       const choice = mode === "required" ? { mode: ToolChoiceMode.ANY, allowedNames } : mode === "auto" ? { mode: ToolChoiceMode.AUTO, allowedNames: [] } : undefined;
-      return { ...(choice ? { choice } : {}), asSent: { type: "allowed_tools", allowed_tools: { mode, tools: picked.map((p) => p.chat) } } };
+      return { ...(choice ? { choice } : {}), asSent: { type: "allowed_tools", allowed_tools: { mode, tools: picked.flatMap((p) => p.chat ?? []) } } };
     }
     default:
-      return {};
+      return webSearch && WEB_SEARCH.has(o.type) ? { choice: { mode: ToolChoiceMode.ANY, allowedNames: [WEB_SEARCH_NAME] } } : {};
   }
 }

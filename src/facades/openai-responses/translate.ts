@@ -9,6 +9,8 @@
 // the gateway sealed comes back as the parts it held (thinking with its
 // signature); anyone else's blob (OpenAI's "gAAAA…"), or none, is left out;
 // a blob of ours that does not open is refused (invalid_encrypted_content).
+// A web_search_call item sent back is left out (the message after it holds
+// what the search gave).
 //
 // vendor_extras.openai carries, for an OpenAI channel, the settings Chat
 // Completions has and the neutral model does not (verbosity, a json_schema's
@@ -35,7 +37,7 @@ import {
 import { bad, contentOf, text, VENDOR } from "./contents.js";
 import type { ResponseMeta, ToolName } from "./meta.js";
 import { openParts, SEAL_PREFIX, type Sealer } from "./seal.js";
-import { addTools, emptyTools, neutralName, toCoreToolChoice, type ToolsOut } from "./tools.js";
+import { addTools, emptyTools, hasWebSearchTool, neutralName, toCoreToolChoice, type ToolsOut } from "./tools.js";
 import * as wire from "./wire.js";
 
 /** The format name keys are scoped by (core/tenancy/scope.ts) and the neutral source_format. */
@@ -227,6 +229,9 @@ function toCoreItems(r: wire.ResponsesRequest, sealer: Sealer, tools: ToolsOut):
       case "item_reference":
         // The store resolves references before translation (plugin.ts); one left is to nothing.
         throw bad(`Item with id '${(item as wire.ItemReference).id}' not found.`, `${at}.id`);
+      case "web_search_call":
+        // A search the upstream ran: its results are not this item's to give back (Anthropic's are encrypted), and the answer that used them follows.
+        return;
       default:
         // Hosted tools' calls and outputs, newer kinds: nothing an upstream of the gateway can take.
         return;
@@ -330,7 +335,7 @@ export function toCoreChatInput(r: wire.ResponsesRequest, ctx: ToCoreContext): C
   const b = toCoreItems(r, ctx.sealer, tools);
   const x: JsonObject = {};
   const includeEncrypted = r.include?.includes(ENCRYPTED) ?? false;
-  const { choice, asSent } = b.compact ? { choice: { mode: ToolChoiceMode.NONE, allowedNames: [] }, asSent: undefined } : toCoreToolChoice(r.tool_choice, tools.names);
+  const { choice, asSent } = b.compact ? { choice: { mode: ToolChoiceMode.NONE, allowedNames: [] }, asSent: undefined } : toCoreToolChoice(r.tool_choice, tools.names, hasWebSearchTool(tools));
   if (asSent !== undefined) x.tool_choice = asSent;
   const disableParallel = r.parallel_tool_calls === false;
   let toolChoice: ToolChoice | undefined;

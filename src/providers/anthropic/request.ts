@@ -4,7 +4,8 @@
 // blocks are sent when Anthropic signed them and dropped otherwise (another
 // vendor's thoughts cannot be verified here). Features Anthropic lacks are
 // refused with the neutral field path (unsupported()); see docs/translation.md.
-// Custom tools (free-text input) are emulated: shared/custom-tools.ts.
+// Custom tools (free-text input) are emulated: shared/custom-tools.ts. The
+// neutral web search is Anthropic's web_search server tool: web-search.ts.
 // What a Messages client sent that the neutral model does not carry
 // (vendor_extras.anthropic on the input, its turns, parts and tools) is put
 // back as it was sent.
@@ -16,6 +17,7 @@ import { unsupported } from "../shared/http-errors.js";
 import { isWholeBlock, opaqueBlock, overlayFields } from "../../core/json-fields.js";
 import { callArguments } from "../../core/chat/tool-calls.js";
 import { customToolNames, emulatedDescription, emulatedParameters } from "../shared/custom-tools.js";
+import { ownCitations, webSearchBlocks, webSearchTool } from "./web-search.js";
 import type * as wire from "./wire.js";
 
 export const VENDOR = "anthropic";
@@ -84,7 +86,10 @@ function textBlock(p: Part): wire.RequestBlock {
   // A whole Anthropic block the text stands in for (a search result, a tool reference): sent as it came.
   if (x && isWholeBlock(x)) return x as wire.RequestBlock;
   const b: wire.RequestBlock = x ? { ...x, type: "text", text: t.text } : { type: "text", text: t.text };
-  if (t.citations.length) b.citations = t.citations;
+  if (t.citations.length) {
+    const own = ownCitations(t.citations);
+    if (own.length) b.citations = own;
+  }
   if (p.cacheControl?.type) b.cache_control = cacheControl(p.cacheControl).cache_control;
   return b;
 }
@@ -135,6 +140,9 @@ function toBlocks(p: Part, ti: number, pi: number): wire.RequestBlock[] {
       return [{ type: "text", text: "```" + (k.value.language || "python").toLowerCase() + "\n" + k.value.code + "\n```" }];
     case "codeExecutionResult":
       return [{ type: "text", text: "Code execution output:\n```\n" + k.value.output + "\n```" }];
+    case "webSearchCall":
+      // Anthropic's own search goes back whole; another vendor's has nothing Anthropic can take.
+      return webSearchBlocks(p);
     default: {
       // A block with no neutral kind that came from Anthropic (a server tool's use or result): sent back as it was.
       const x = opaqueBlock(p, VENDOR);
@@ -200,6 +208,8 @@ function toTool(t: Tool, i: number): wire.RequestTool {
       return { ...(k.value.config ?? {}), type: k.value.type, ...(k.value.name ? { name: k.value.name } : {}), ...cc } as wire.RequestTool;
     case "codeExecution":
       throw refuse(`tools[${i}].code_execution`, "the code execution tool");
+    case "webSearch":
+      return { ...webSearchTool(k.value, t.vendorExtras[VENDOR]), ...cc } as wire.RequestTool;
     default:
       throw refuse(`tools[${i}]`, "an empty tool");
   }

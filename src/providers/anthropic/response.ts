@@ -1,7 +1,8 @@
 // Anthropic Messages response -> neutral GenerateResponse. Pure.
 // Signatures become {issuer: "anthropic"}; fields the neutral model does not
 // name ride in vendor_extras["anthropic"] so a same-vendor round trip keeps them.
-// A tool_use of an emulated custom tool is a call with free-text input.
+// A tool_use of an emulated custom tool is a call with free-text input. A web
+// search's two blocks are one WebSearchCall (web-search.ts).
 import { type JsonObject } from "@bufbuild/protobuf";
 import { opaquePart, unknownFields, vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
@@ -9,6 +10,7 @@ import { CandidateSchema, FinishReason, GenerateResponseSchema, PartSchema, Usag
 import { customInputOf } from "../shared/custom-tools.js";
 import { argsObject } from "../shared/parts.js";
 import { VENDOR } from "./request.js";
+import { isResultOf, isWebSearchUse, webSearchPart } from "./web-search.js";
 import type * as wire from "./wire.js";
 
 const STOP: Record<string, FinishReason> = {
@@ -97,8 +99,23 @@ export function messageExtras(m: wire.MessageResponse): Record<string, JsonObjec
   return out ? { [VENDOR]: out } : {};
 }
 
+/** Content blocks -> parts: a web search's server_tool_use and the result right after it are one part. */
+export function partsOf(blocks: wire.ResponseBlock[], custom?: ReadonlySet<string>): Part[] {
+  const out: Part[] = [];
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]!;
+    if (!isWebSearchUse(b)) {
+      out.push(partOf(b, custom));
+      continue;
+    }
+    const result = isResultOf(blocks[i + 1], b) ? blocks[++i] : undefined;
+    out.push(webSearchPart(b, result));
+  }
+  return out;
+}
+
 export function fromVendorResponse(m: wire.MessageResponse, ctx: { model: string; channel: string; customTools?: ReadonlySet<string> }): GenerateResponse {
-  const parts = (m.content ?? []).map((b) => partOf(b, ctx.customTools));
+  const parts = partsOf(m.content ?? [], ctx.customTools);
   const fin = finishOf(m.stop_reason);
   return create(GenerateResponseSchema, {
     id: m.id ?? "",

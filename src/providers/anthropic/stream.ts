@@ -4,7 +4,11 @@
 // and passed on as one part carrying their JSON in vendor_extras. A tool_use
 // of an emulated custom tool is a call with free-text input: its argument JSON
 // is held until the block stops (the "input" string is only known whole
-// then), and the input goes out as one input delta.
+// then), and the input goes out as one input delta. A web search's
+// server_tool_use is held until its web_search_tool_result (the block right
+// after it) stops: both go on as one WebSearchCall part (web-search.ts); one
+// that gets no result goes on, in progress, when the next block or the finish
+// comes.
 import { type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import type { StreamTranslator } from "../../lib/stream-translator.js";
@@ -16,6 +20,7 @@ import { protocolError } from "../shared/http-errors.js";
 import { streamError } from "./errors.js";
 import { VENDOR } from "./request.js";
 import { finishOf, partOf, usageOf } from "./response.js";
+import { isResultOf, isWebSearchUse, webSearchPart } from "./web-search.js";
 import type * as wire from "./wire.js";
 
 type Ev = StreamGenerateResponse;
@@ -44,6 +49,8 @@ export class AnthropicStreamTranslator implements StreamTranslator<wire.StreamEv
   private blocks = new Map<number, Block>();
   private usage: Usage | undefined;
   private finished = false;
+  /** A web search's server_tool_use waiting for its result. */
+  private search: wire.ResponseBlock | undefined;
   /** Set once message_stop arrived. */
   stopped = false;
 
@@ -74,7 +81,7 @@ export class AnthropicStreamTranslator implements StreamTranslator<wire.StreamEv
       case "content_block_stop":
         return this.blockStop(e.index ?? -1);
       case "message_delta": {
-        const out: Ev[] = [];
+        const out: Ev[] = this.flushSearch();
         const d = e.delta ?? {};
         if (d.stop_reason && !this.finished) {
           this.finished = true;
@@ -108,17 +115,28 @@ export class AnthropicStreamTranslator implements StreamTranslator<wire.StreamEv
     }
   }
 
+  /** The held web search, as a part of its own (none when no search is held). */
+  private flushSearch(result?: wire.ResponseBlock): Ev[] {
+    const use = this.search;
+    if (!use) return [];
+    this.search = undefined;
+    const index = this.next++;
+    return [ev({ case: "partStart", value: { candidateIndex: 0, index, part: webSearchPart(use, result) } }), ev({ case: "partStop", value: { candidateIndex: 0, index } })];
+  }
+
   private blockStart(i: number, cb: wire.ResponseBlock): Ev[] {
     if (this.blocks.has(i)) throw protocolError(VENDOR, `block ${i} started twice`);
+    // A held search whose result does not come next goes on without one.
+    const out: Ev[] = this.search && !isResultOf(cb, this.search) ? this.flushSearch() : [];
     if (!KNOWN.has(cb.type)) {
       this.blocks.set(i, { index: -1, type: cb.type, sawArgs: false, raw: { ...cb }, rawJson: "" });
-      return [];
+      return out;
     }
     const index = this.next++;
     const part = partOf(cb, this.ctx.customTools);
     const b: Block = { index, type: cb.type, sawArgs: false, rawJson: "", custom: part.kind.case === "toolCall" && part.kind.value.input !== undefined };
     this.blocks.set(i, b);
-    const out: Ev[] = [ev({ case: "partStart", value: { candidateIndex: 0, index, part: partSkeleton(part) } })];
+    out.push(ev({ case: "partStart", value: { candidateIndex: 0, index, part: partSkeleton(part) } }));
     if (cb.type === "text" && cb.text) out.push(this.delta(index, { case: "text", value: cb.text }));
     if (cb.type === "thinking" && cb.thinking) out.push(this.delta(index, { case: "thinking", value: cb.thinking }));
     if (cb.type === "thinking" && cb.signature) out.push(this.delta(index, { case: "signature", value: { issuer: VENDOR, value: cb.signature } }));
@@ -160,6 +178,12 @@ export class AnthropicStreamTranslator implements StreamTranslator<wire.StreamEv
     this.blocks.delete(i);
     if (b.raw) {
       if (b.rawJson) b.raw.input = argsObject(b.rawJson);
+      if (isWebSearchUse(b.raw)) {
+        const held = this.flushSearch();
+        this.search = b.raw;
+        return held;
+      }
+      if (this.search && isResultOf(b.raw, this.search)) return this.flushSearch(b.raw);
       const index = this.next++;
       return [ev({ case: "partStart", value: { candidateIndex: 0, index, part: partOf(b.raw) } }), ev({ case: "partStop", value: { candidateIndex: 0, index } })];
     }

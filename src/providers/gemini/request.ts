@@ -9,7 +9,8 @@
 // What a GenAI client sent that the neutral model does not carry
 // (vendor_extras.gemini on the input, its turns, parts and tools) is put back
 // as it was sent. Custom tools (free-text input) are emulated:
-// shared/custom-tools.ts.
+// shared/custom-tools.ts. The neutral web search is googleSearch
+// (web-search.ts).
 import {
   CodeOutcome,
   HarmBlockThreshold,
@@ -28,10 +29,14 @@ import { customToolNames, emulatedDescription, emulatedParameters } from "../sha
 import { mediaBase64, refuseForeignExtras, toolResultText } from "../shared/parts.js";
 import { unsupported } from "../shared/http-errors.js";
 import { overlayFields } from "../../core/json-fields.js";
+import { WEB_SEARCH_NAME } from "../../core/chat/web-search.js";
 import { toGeminiJsonSchema, toGeminiSchema } from "./schema.js";
+import { googleSearchTool, searchPlan, type SearchPlan } from "./web-search.js";
 import type * as wire from "./wire.js";
 
 export const VENDOR = "gemini";
+/** The source format of a GenAI client's request: its own request goes as sent. */
+const GENAI_FORMAT = "generate-content";
 /** Google's documented stand-in for a function call whose signature another model never produced. */
 export const SKIP_SIGNATURE = "skip_thought_signature_validator";
 const BUILTIN = new Set(["googleSearch", "googleSearchRetrieval", "urlContext", "computerUse", "fileSearch", "googleMaps", "retrieval", "enterpriseWebSearch", "codeExecution"]);
@@ -81,6 +86,9 @@ function dataPart(p: Part, field: string, resultName = ""): wire.Part | undefine
       return { executableCode: { language: k.value.language || "PYTHON", code: k.value.code } };
     case "codeExecutionResult":
       return { codeExecutionResult: { outcome: OUTCOME[k.value.outcome] ?? "OUTCOME_UNSPECIFIED", ...(k.value.output ? { output: k.value.output } : {}) } };
+    case "webSearchCall":
+      // Contents have no part for a search: Gemini grounds each answer afresh.
+      return undefined;
     default: {
       // A part of a kind the gateway does not know that a GenAI client sent: whole, as it came.
       const x = p.vendorExtras[VENDOR];
@@ -159,11 +167,14 @@ function currentLoopStart(turns: Turn[]): number {
   return 0;
 }
 
-function toTools(tools: Tool[]): wire.Tool[] {
+/** The tools as Gemini takes them, and how many functions they declare; `search` says whether the web search goes and whether it goes alone. */
+function toTools(tools: Tool[], search: SearchPlan): { tools: wire.Tool[]; functions: number } {
   const decls: wire.FunctionDeclaration[] = [];
   const others: wire.Tool[] = [];
   tools.forEach((t, i) => {
     const k = t.kind;
+    // A choice that forces the search allows no function.
+    if (search === "only" && (k.case === "function" || k.case === "custom")) return;
     if (k.case === "function") {
       const params = k.value.parameters;
       // A GenAI client's own declaration fields (behavior, response, newer ones), as it sent them.
@@ -182,13 +193,14 @@ function toTools(tools: Tool[]): wire.Tool[] {
       const schema = toGeminiSchema(params);
       decls.push({ ...t.vendorExtras[VENDOR], name: k.value.name, description: emulatedDescription(k.value), ...(schema ? { parameters: schema } : { parametersJsonSchema: params }) });
     } else if (k.case === "codeExecution") others.push({ codeExecution: {} });
+    else if (k.case === "webSearch" && (search === "with" || search === "only")) others.push(googleSearchTool(k.value, t.vendorExtras[VENDOR]));
     else if (k.case === "vendor") {
       // Gemini's own (a GenAI client's, any kind), or one of its built-ins by name.
       if (k.value.vendor ? k.value.vendor !== VENDOR : !BUILTIN.has(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
       others.push({ [k.value.type]: k.value.config ?? {} });
     }
   });
-  return [...(decls.length ? [{ functionDeclarations: decls }] : []), ...others];
+  return { tools: [...(decls.length ? [{ functionDeclarations: decls }] : []), ...others], functions: decls.length };
 }
 
 const MODE: Record<ToolChoiceMode, string | undefined> = {
@@ -271,12 +283,16 @@ export function toVendorRequest(input: ChatInput): { body: wire.GenerateContentR
     return x && p.kind.case === undefined ? [{ ...x } as wire.Part] : [];
   });
   if (system.length) body.systemInstruction = { parts: system };
-  const tools = toTools(input.tools);
+  const own = input.metadata?.sourceFormat === GENAI_FORMAT;
+  const search = searchPlan(input, own);
+  const { tools, functions } = toTools(input.tools, search);
   if (tools.length) body.tools = tools;
   const tc = input.toolChoice;
-  const mode = tc ? MODE[tc.mode] : undefined;
-  if (tc && (mode || tc.allowedNames.length)) {
-    body.toolConfig = { functionCallingConfig: { ...(mode ? { mode } : {}), ...(tc.allowedNames.length ? { allowedFunctionNames: tc.allowedNames } : {}) } };
+  // The search is no function (Gemini decides itself when to ground), and Gemini refuses a calling mode without functions: a GenAI client's own choice goes as sent.
+  const mode = tc && (functions > 0 || own) ? MODE[tc.mode] : undefined;
+  const allowed = tc && (functions > 0 || own) ? (search === "none" ? tc.allowedNames : tc.allowedNames.filter((n) => n !== WEB_SEARCH_NAME)) : [];
+  if (tc && (mode || allowed.length)) {
+    body.toolConfig = { functionCallingConfig: { ...(mode ? { mode } : {}), ...(allowed.length ? { allowedFunctionNames: allowed } : {}) } };
   }
   if (input.safetySettings.length) {
     body.safetySettings = input.safetySettings.map((s) => ({

@@ -3,7 +3,9 @@
 // signature-only empty text part joins the part before it); thought parts
 // become thinking; a function call without an id gets a generated one; a stop
 // with function calls is a tool use. A functionCall of an emulated custom
-// tool is a call with free-text input.
+// tool is a call with free-text input. Grounding by Google Search is a
+// WebSearchCall part before the answer, and citations on its text
+// (web-search.ts).
 import { type JsonObject } from "@bufbuild/protobuf";
 import { vendorExtrasOf } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
@@ -33,6 +35,7 @@ import {
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { customInputOf } from "../shared/custom-tools.js";
 import { VENDOR } from "./request.js";
+import { groundingCitations, groundingPart, isWebGrounding } from "./web-search.js";
 import type * as wire from "./wire.js";
 
 const n = (v: number | null | undefined) => BigInt(Math.max(0, Math.trunc(v ?? 0)));
@@ -182,8 +185,16 @@ export function partsOf(list: wire.Part[] | undefined, newId: () => string, sing
   return out;
 }
 
+/** A web search the grounding metadata tells of: its citations on the last text part, and the search as a part before the answer. */
+function withGrounding(parts: Part[], gm: Record<string, unknown> | undefined, newId: () => string): Part[] {
+  if (!isWebGrounding(gm)) return parts;
+  const text = parts.findLast((p) => p.kind.case === "text");
+  if (text?.kind.case === "text") text.kind.value.citations.push(...groundingCitations(gm));
+  return [groundingPart(gm, newId()), ...parts];
+}
+
 function candidateOf(c: wire.Candidate, i: number, newId: () => string, singleCall: boolean, custom: ReadonlySet<string>): Candidate {
-  const parts = partsOf(c.content?.parts, newId, singleCall, custom);
+  const parts = withGrounding(partsOf(c.content?.parts, newId, singleCall, custom), c.groundingMetadata, newId);
   const fin = finishOf(
     c.finishReason ?? "STOP",
     parts.some((p) => p.kind.case === "toolCall"),

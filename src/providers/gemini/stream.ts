@@ -4,8 +4,10 @@
 // code part is whole in one chunk; a thoughtSignature is a signature delta on
 // the part it came with (an empty text carrying only a signature lands on the
 // open part). A call of an emulated custom tool arrives whole too: its input
-// goes out as one input delta. The chunk with a finishReason finishes its candidate; the body
-// ending before that is left to the stream guard to report.
+// goes out as one input delta. Grounding by Google Search (read once per
+// candidate, usually on its last chunk) puts citations on the open text and
+// follows as a WebSearchCall part. The chunk with a finishReason finishes its
+// candidate; the body ending before that is left to the stream guard to report.
 import { type MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import type { StreamTranslator } from "../../lib/stream-translator.js";
@@ -14,6 +16,7 @@ import { partSkeleton } from "../../core/chat/stream.js";
 import { streamError } from "./errors.js";
 import { VENDOR } from "./request.js";
 import { finishOf, logprobsOf, partOf, promptFeedbackOf, safetyRatingsOf, usageOf } from "./response.js";
+import { groundingCitations, groundingPart, isWebGrounding } from "./web-search.js";
 import type * as wire from "./wire.js";
 
 type Ev = StreamGenerateResponse;
@@ -26,6 +29,8 @@ interface CandState {
   open?: { kind: "text" | "thinking"; index: number; signed: boolean };
   calls: number;
   finished: boolean;
+  /** Its web search went out (grounding metadata is read once). */
+  grounded: boolean;
 }
 
 export class GeminiStreamTranslator implements StreamTranslator<wire.GenerateContentResponse, Ev> {
@@ -38,7 +43,7 @@ export class GeminiStreamTranslator implements StreamTranslator<wire.GenerateCon
   private cand(i: number): CandState {
     let c = this.cands.get(i);
     if (!c) {
-      c = { next: 0, calls: 0, finished: false };
+      c = { next: 0, calls: 0, finished: false, grounded: false };
       this.cands.set(i, c);
     }
     return c;
@@ -115,6 +120,15 @@ export class GeminiStreamTranslator implements StreamTranslator<wire.GenerateCon
     return [...pre, ...this.whole(ci, c, p)];
   }
 
+  /** A web search the grounding tells of: its citations on the open text (the answer so far), then the search as a part of its own. */
+  private grounding(ci: number, c: CandState, gm: Record<string, unknown>): Ev[] {
+    c.grounded = true;
+    const out: Ev[] = [];
+    if (c.open?.kind === "text") for (const cite of groundingCitations(gm)) out.push(this.delta(ci, c.open.index, { case: "citation", value: cite }));
+    out.push(...this.whole(ci, c, groundingPart(gm, this.ctx.newId())));
+    return out;
+  }
+
   /** Signs the open, unsigned thinking part with a signature that arrived on the part after it. */
   private signOpenThinking(ci: number, c: CandState, sig: string | undefined): Ev[] {
     if (!sig || c.open?.kind !== "thinking" || c.open.signed) return [];
@@ -145,6 +159,7 @@ export class GeminiStreamTranslator implements StreamTranslator<wire.GenerateCon
       const c = this.cand(ci);
       if (c.finished) continue;
       for (const wp of cand.content?.parts ?? []) out.push(...this.piece(ci, c, wp));
+      if (!c.grounded && isWebGrounding(cand.groundingMetadata)) out.push(...this.grounding(ci, c, cand.groundingMetadata));
       if (cand.finishReason) {
         out.push(...this.close(ci, c));
         c.finished = true;

@@ -5,7 +5,10 @@
 // and features Chat Completions lacks are refused with the neutral field path.
 // `official` is true for api.openai.com, which wants max_completion_tokens and
 // rejects top_k; compatible servers take max_tokens and top_k.
-// Custom tools (free-text input) and their calls are native here.
+// Custom tools (free-text input) and their calls are native here. Chat
+// Completions has no search tool: a declared web search is left out (a Chat
+// Completions client's web_search_options still go as sent), and a tool
+// choice that forces it is refused.
 // What a Chat Completions client sent that the neutral model does not carry
 // (vendor_extras.openai on the input, its turns, parts and tools; content
 // parts, tool calls and tools of types the gateway does not know, whole) is
@@ -17,6 +20,7 @@ import { isWholeBlock, overlayFields } from "../../core/json-fields.js";
 import { jsonOutputOf, type JsonOutput } from "../shared/json-output.js";
 import { enforceableSafetyIndex, IMAGE_TYPES, mediaBase64, mediaDataUrl, mediaText, refuseForeignExtras, toolResultText } from "../shared/parts.js";
 import { unsupported } from "../shared/http-errors.js";
+import { forcesWebSearch, hasWebSearch, WEB_SEARCH_NAME } from "../../core/chat/web-search.js";
 import type * as wire from "./wire.js";
 
 export const VENDOR = "openai";
@@ -262,6 +266,7 @@ function checkUnsupported(input: ChatInput, official: boolean): void {
     if (c.speechConfig) throw refuse("config.speech_config", "speech output");
     if (official && c.topK !== undefined) throw refuse("config.top_k", "top_k");
   }
+  if (forcesWebSearch(input)) throw refuse("tool_choice", "a tool choice that forces web search");
   refuseForeignExtras(input.vendorExtras, VENDOR);
 }
 
@@ -309,7 +314,7 @@ export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: {
   }
   const effort = reasoningEffort(input, opts.official);
   if (effort) body.reasoning_effort = effort;
-  let tools = input.tools.map(toTool);
+  let tools = input.tools.flatMap((t, i) => (t.kind.case === "webSearch" ? [] : [toTool(t, i)]));
   const tc = input.toolChoice;
   // A tool_choice the client sent that the neutral choice cannot say (a custom tool's, allowed_tools, a newer one) goes as sent.
   const sentChoice = ve?.tool_choice;
@@ -319,12 +324,14 @@ export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: {
     if (tc.mode === ToolChoiceMode.NONE) body.tool_choice = "none";
     else if (tc.mode === ToolChoiceMode.AUTO) body.tool_choice = "auto";
     else if (tc.mode === ToolChoiceMode.ANY) {
-      const one = tc.allowedNames.length === 1 ? tc.allowedNames[0]! : undefined;
+      // The search, left out, is no tool to choose.
+      const allowedNames = hasWebSearch(input) ? tc.allowedNames.filter((n) => n !== WEB_SEARCH_NAME) : tc.allowedNames;
+      const one = allowedNames.length === 1 ? allowedNames[0]! : undefined;
       const custom = one !== undefined && input.tools.some((t) => t.kind.case === "custom" && t.kind.value.name === one);
       if (one !== undefined) body.tool_choice = custom ? { type: "custom", custom: { name: one } } : { type: "function", function: { name: one } };
       else {
         // Emulated: "one of these tools" = required, among only those.
-        if (tc.allowedNames.length) tools = tools.filter((x) => tc.allowedNames.includes(toolName(x) ?? ""));
+        if (allowedNames.length) tools = tools.filter((x) => allowedNames.includes(toolName(x) ?? ""));
         body.tool_choice = "required";
       }
     }

@@ -198,9 +198,24 @@ const CASES: [string, unknown, Record<string, unknown>][] = [
         { function: { name: "b", parameters: { type: "object", additionalProperties: false } } },
         { function: { name: "c", parameters: { type: "object", properties: {} } } },
         { codeExecution: {} },
-        { vendor: { type: "googleSearch", name: "googleSearch", config: {}, vendor: "gemini" } },
+        { webSearch: {} },
       ],
       toolChoice: { mode: "TOOL_CHOICE_MODE_ANY", allowedNames: ["a"] },
+    },
+  ],
+  [
+    "googleSearch is the neutral web search: excludeDomains blocked, its other settings for Gemini; the other built-ins stay Gemini's",
+    {
+      contents: [user({ text: "x" })],
+      tools: [{ googleSearch: { excludeDomains: ["spam.example"], timeRangeFilter: { startTime: "2026-01-01T00:00:00Z" } } }, { urlContext: {} }],
+    },
+    {
+      model: "gemini-2.5-flash",
+      turns: [{ role: "ROLE_USER", parts: [{ text: { text: "x" } }] }],
+      tools: [
+        { webSearch: { blockedDomains: ["spam.example"] }, vendorExtras: { gemini: { timeRangeFilter: { startTime: "2026-01-01T00:00:00Z" } } } },
+        { vendor: { type: "urlContext", name: "urlContext", config: {}, vendor: "gemini" } },
+      ],
     },
   ],
 ];

@@ -143,17 +143,20 @@ t.test("server tools: the tool, its blocks in the answer and the same blocks sen
   t.match(final.content[2], { type: "text", text: "Found it." });
   streamed = false;
 
-  const refused = await c.messages.create({ model: "gpt-x", max_tokens: 1024, tools: [webSearch], messages: [ask] }).then(
+  const declared = await c.messages.create({ model: "gpt-x", max_tokens: 1024, tools: [webSearch], messages: [ask] });
+  t.equal(declared.type, "message", "an OpenAI-compatible upstream has no web search: a declared one is left out");
+  t.equal(openai.requests[0]!.body.tools, undefined);
+  const refused = await c.messages.create({ model: "gpt-x", max_tokens: 1024, tools: [webSearch], tool_choice: { type: "tool", name: "web_search" }, messages: [ask] }).then(
     () => undefined,
     (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
   );
-  t.equal(refused?.status, 400, "an OpenAI-compatible upstream has no web search: refused in the Messages format");
+  t.equal(refused?.status, 400, "one the tool choice forces is refused in the Messages format");
   t.equal((refused?.error as { error?: { type?: string } })?.error?.type, "invalid_request_error");
-  t.equal(openai.requests.length, 0);
+  t.equal(openai.requests.length, 1);
 
   const other = await c.messages.create({ model: "gpt-x", max_tokens: 1024, messages: [ask, { role: "assistant", content: first.content }, { role: "user", content: "And more?" }] });
   t.equal(other.type, "message", "history with server blocks still goes to another vendor");
-  const sent = JSON.stringify(openai.requests[0]!.body.messages);
+  const sent = JSON.stringify(openai.requests[1]!.body.messages);
   t.notMatch(sent, /srvtoolu_01|encrypted_content/, "without Anthropic's server blocks");
   t.match(sent, /Found it\./, "but with the text of that turn");
 });

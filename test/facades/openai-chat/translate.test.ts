@@ -413,3 +413,33 @@ t.test("property: every user text arrives in order; every unknown field lands in
     t.equal(carried, named, `case ${i}: every message's own field rides with it`);
   }
 });
+
+t.test("web_search_options: the neutral web search, and as sent for OpenAI", async (t) => {
+  const options = { search_context_size: "low", user_location: { type: "approximate", approximate: { city: "Paris", country: "FR", region: "IDF", timezone: "Europe/Paris" } } };
+  const c = core({
+    messages: [{ role: "user", content: "news?" }],
+    tools: [{ type: "function", function: { name: "f" } }],
+    functions: [{ name: "g" }],
+    web_search_options: options,
+  });
+  t.same(
+    c.input.tools.map((x) => x.kind.case),
+    ["function", "function", "webSearch"],
+    "after the tools and functions",
+  );
+  const w = c.input.tools[2]!.kind;
+  if (w.case === "webSearch") {
+    const l = w.value.userLocation;
+    t.same([w.value.contextSize, l?.city, l?.region, l?.country, l?.timezone], ["low", "Paris", "IDF", "FR", "Europe/Paris"]);
+  }
+  t.same(c.input.vendorExtras.openai?.web_search_options, options, "the field itself, for an OpenAI channel");
+  t.equal(c.clientField("tools[2]"), "web_search_options");
+  t.equal(c.clientField("tools[1]"), "functions[0]");
+  const empty = inputOf({ messages: [{ role: "user", content: "news?" }], web_search_options: {} });
+  t.same(
+    empty.tools.map((x) => x.kind.case),
+    ["webSearch"],
+    "empty options: a search with the defaults",
+  );
+  t.same(inputOf({ messages: [{ role: "user", content: "hi" }] }).tools, [], "none sent: no search");
+});

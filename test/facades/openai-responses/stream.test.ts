@@ -10,7 +10,7 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import OpenAI from "openai";
 import { accumulateResponse } from "openai/lib/responses/ResponseAccumulator";
-import { FinishReason, GenerateResponseSchema, StreamGenerateResponseSchema, type Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { FinishReason, GenerateResponseSchema, StreamGenerateResponseSchema, WebSearchStatus, type Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { responseToEvents } from "../../../src/core/chat/stream.js";
 import { coreError } from "../../../src/core/errors.js";
 import { failureOf } from "../../../src/facades/openai-responses/failure.js";
@@ -271,6 +271,50 @@ t.test("a refusal, annotations, an incomplete end", async (t) => {
   t.match(data[13].response, { status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, completed_at: null });
 });
 
+t.test("a web search: its item whole, with the three search events, closing the message before it", async (t) => {
+  const search = {
+    kind: { case: "webSearchCall", value: { id: "srvtoolu_1", queries: ["omnigate"], sources: [{ url: "https://example.com/", title: "Example" }], status: WebSearchStatus.COMPLETED } },
+  };
+  const { data, tr } = run([
+    start,
+    partStart(0, { kind: { case: "text", value: {} } }),
+    delta(0, { case: "text", value: "Let me look." }),
+    stop(0),
+    partStart(1, search),
+    stop(1),
+    partStart(2, { kind: { case: "text", value: {} } }),
+    delta(2, { case: "text", value: "Found." }),
+    stop(2),
+    finish(),
+    usage,
+  ]);
+  const ws = id("ws", 1);
+  const item = { id: ws, type: "web_search_call", status: "completed", action: { type: "search", query: "omnigate", sources: [{ type: "url", url: "https://example.com/" }] } };
+  const at = types(data).indexOf("response.web_search_call.in_progress");
+  t.same(
+    data.slice(at - 2, at + 4).map((d) => [d.type, d.output_index, d.item_id ?? d.item?.id]),
+    [
+      ["response.output_item.done", 0, id("msg", 0)],
+      ["response.output_item.added", 1, ws],
+      ["response.web_search_call.in_progress", 1, ws],
+      ["response.web_search_call.searching", 1, ws],
+      ["response.web_search_call.completed", 1, ws],
+      ["response.output_item.done", 1, ws],
+    ],
+    "the message before it closes first; the search's events in order",
+  );
+  t.same(data[at - 1].item, { id: ws, type: "web_search_call", status: "in_progress", action: { type: "search", query: "omnigate" } }, "added: in progress, with its action");
+  t.same(data[at + 3].item, item, "done: the whole item");
+  t.same(
+    (tr.final() as any).output.map((o: any) => o.type),
+    ["message", "web_search_call", "message"],
+  );
+  t.same((tr.final() as any).output[1], item);
+  const failed = run([start, partStart(0, { kind: { case: "webSearchCall", value: { id: "x", queries: ["a", "b"], status: WebSearchStatus.FAILED } } }), stop(0), finish(), usage]);
+  t.notOk(types(failed.data).includes("response.web_search_call.completed"), "a failed search has no completed event");
+  t.same((failed.tr.final() as any).output, [{ id: id("ws", 0), type: "web_search_call", status: "failed", action: { type: "search", query: "a", queries: ["a", "b"] } }]);
+});
+
 t.test("compaction: only the compaction item, then the terminal event", async (t) => {
   const { data, tr } = run(
     [
@@ -361,13 +405,18 @@ function randomAnswer(r: () => number) {
   const parts: PartInit[] = [];
   const n = Math.floor(r() * 7);
   for (let i = 0; i < n; i++) {
-    const k = Math.floor(r() * 9);
+    const k = Math.floor(r() * 10);
     if (k < 3) parts.push({ kind: { case: "text", value: { text: r() < 0.15 ? "" : str(), citations: r() < 0.2 ? [{ url: "https://c.example/" + i, title: "C" }] : [] } } });
     else if (k === 3) parts.push({ kind: { case: "text", value: { text: str() } }, vendorExtras: { openai: { type: "refusal", refusal: "x" } } });
     else if (k < 6) parts.push({ kind: { case: "thinking", value: { text: r() < 0.2 ? "" : str() } }, ...(r() < 0.5 ? { signature: { issuer: "local", value: "s" + i } } : {}) });
     else if (k === 6) parts.push({ kind: { case: "toolCall", value: { id: "call_" + i, name: pick(["f", "ns__g"]), ...(r() < 0.7 ? { arguments: { q: str(), n: i } } : {}) } } });
     else if (k === 7) parts.push({ kind: { case: "toolCall", value: { id: "call_" + i, name: "patch", input: str() } } });
-    else parts.push({ kind: { case: "executableCode", value: { language: "PYTHON", code: str() } } });
+    else if (k === 8) parts.push({ kind: { case: "executableCode", value: { language: "PYTHON", code: str() } } });
+    else {
+      const queries = Array.from({ length: Math.floor(r() * 3) }, str);
+      const status = pick([WebSearchStatus.COMPLETED, WebSearchStatus.FAILED, WebSearchStatus.IN_PROGRESS]);
+      parts.push({ kind: { case: "webSearchCall", value: { id: "ws" + i, queries, sources: r() < 0.5 ? [{ url: "https://s.example/" + i, title: "S" }] : [], status } } });
+    }
   }
   const finishReason = pick([FinishReason.STOP, FinishReason.STOP, FinishReason.TOOL_USE, FinishReason.MAX_TOKENS, FinishReason.SAFETY]);
   return create(GenerateResponseSchema, {
@@ -460,6 +509,7 @@ t.test("the openai SDK's stream helper takes the events (no network: the frames 
         index: 0,
         parts: [
           { kind: { case: "thinking", value: { text: "Plan." } }, signature: { issuer: "local", value: "s" } },
+          { kind: { case: "webSearchCall", value: { id: "srvtoolu_1", queries: ["a", "b"], sources: [{ url: "https://a.example", title: "A" }], status: WebSearchStatus.COMPLETED } } },
           { kind: { case: "text", value: { text: "Calling two tools.", citations: [{ url: "https://a.example", title: "A" }] } } },
           { kind: { case: "toolCall", value: { id: "call_1", name: "f", arguments: { a: 1 } } } },
           { kind: { case: "toolCall", value: { id: "call_2", name: "patch", input: "*** Begin Patch" } } },

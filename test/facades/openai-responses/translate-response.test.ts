@@ -1,10 +1,10 @@
 // Response translation, neutral -> Responses API Response: the echoed request
 // fields and their defaults, message, reasoning (with and without
 // encrypted_content), function and custom tool calls, namespaces, refusals,
-// annotations, incomplete answers, usage details and compaction.
+// annotations, web searches, incomplete answers, usage details and compaction.
 import t from "tap";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { BlockReason, FinishReason, GenerateResponseSchema, type Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { BlockReason, FinishReason, GenerateResponseSchema, WebSearchStatus, type Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { itemId } from "../../../src/facades/openai-responses/ids.js";
 import type { ResponseMeta } from "../../../src/facades/openai-responses/meta.js";
 import { openParts, sealer } from "../../../src/facades/openai-responses/seal.js";
@@ -287,4 +287,32 @@ t.test("compaction: exactly one sealed compaction item holding the answer's text
     [["text", "Summary: done."]],
   );
   t.match(r, { status: "completed", usage: { input_tokens: 9, output_tokens: 4 } });
+});
+
+t.test("web searches: a web_search_call item each, in their place", async (t) => {
+  const search = (value: object): PartInit => ({ kind: { case: "webSearchCall", value } as never });
+  const r = fromCoreResponse(
+    answer([
+      search({ id: "srvtoolu_1", queries: ["omnigate"], sources: [{ url: "https://example.com/", title: "Example" }], status: WebSearchStatus.COMPLETED }),
+      { kind: { case: "text", value: { text: "A gateway.", citations: [{ type: "web_search_result_location", url: "https://example.com/", title: "Example", cited_text: "gateway" }] } } },
+      search({ id: "g1", queries: ["a", "b"], status: WebSearchStatus.UNSPECIFIED }),
+      search({ id: "x", queries: [], status: WebSearchStatus.FAILED, errorCode: "max_uses_exceeded" }),
+      search({ id: "p", queries: ["later"], status: WebSearchStatus.IN_PROGRESS }),
+    ]),
+    meta(),
+  );
+  t.same(r.output, [
+    { id: id("ws", 0), type: "web_search_call", status: "completed", action: { type: "search", query: "omnigate", sources: [{ type: "url", url: "https://example.com/" }] } },
+    {
+      id: id("msg", 1),
+      type: "message",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: "A gateway.", annotations: [{ type: "url_citation", start_index: 0, end_index: 10, title: "Example", url: "https://example.com/" }], logprobs: [] }],
+    },
+    { id: id("ws", 2), type: "web_search_call", status: "completed", action: { type: "search", query: "a", queries: ["a", "b"] } },
+    { id: id("ws", 3), type: "web_search_call", status: "failed", action: { type: "search", query: "" } },
+    { id: id("ws", 4), type: "web_search_call", status: "in_progress", action: { type: "search", query: "later" } },
+  ]);
+  t.match(id("ws", 0), /^ws_/);
 });

@@ -368,19 +368,20 @@ t.test("tools: functions, custom, namespaces flattened, additional_tools, hosted
   const names = c.input.tools.map((x) => (x.kind.case === "function" || x.kind.case === "custom" ? x.kind.value.name : x.kind.case));
   t.same(
     names,
-    ["exec_command", "strict_fn", "multi_agent_v1__spawn_agent", "multi_agent_v1__wait", "functions__exec"],
-    "flattened; tool_search, web search and newer kinds left out; duplicates once",
+    ["exec_command", "strict_fn", "multi_agent_v1__spawn_agent", "multi_agent_v1__wait", "webSearch", "functions__exec"],
+    "flattened; web search (declared twice) once as the neutral one; tool_search and newer kinds left out; duplicates once",
   );
   t.same(c.input.tools[0]!.vendorExtras.openai, { function: { strict: false } }, "strict, in Chat's place");
   t.same(c.input.tools[1]!.vendorExtras.openai, { function: { strict: true } }, "fields Chat lacks are not forwarded");
-  t.equal(c.input.tools[4]!.kind.case, "custom");
+  t.equal(c.input.tools[5]!.kind.case, "custom");
   t.same(c.toolNames.get("multi_agent_v1__spawn_agent"), { type: "function", name: "spawn_agent", namespace: "multi_agent_v1" });
   t.same(c.toolNames.get("functions__exec"), { type: "custom", name: "exec", namespace: "functions" });
   t.same(c.toolNames.get("exec_command"), { type: "function", name: "exec_command" });
   t.match(c.input.turns[1]!.parts[0]!.kind, { case: "toolCall", value: { name: "multi_agent_v1__spawn_agent" } }, "a call with its namespace");
   t.match(c.input.turns[3]!.parts[0]!.kind, { case: "toolCall", value: { name: "multi_agent_v1__wait" } }, "a call without it, of the one member of that name");
   t.equal(c.clientField("tools[2].function.parameters"), "tools[2].tools[0].parameters");
-  t.equal(c.clientField("tools[4].custom.format.definition"), "input[0].tools[0].tools[0].format.definition");
+  t.equal(c.clientField("tools[4]"), "tools[4]", "the web search, where the client declared it");
+  t.equal(c.clientField("tools[5].custom.format.definition"), "input[0].tools[0].tools[0].format.definition");
   for (const [i, type] of ["file_search", "code_interpreter", "image_generation", "computer_use_preview", "mcp", "local_shell", "shell", "apply_patch"].entries()) {
     t.same(refusal(t, { input: "x", tools: [FN, { type }] }), { message: `The ${type} tool is not supported by this gateway.`, reason: "invalid_value", field: "tools[1].type" }, `${type} (${i})`);
   }
@@ -519,4 +520,78 @@ t.test("the ResponseMeta: echoed fields as sent, encrypted reasoning, tool names
   const stored = responseMeta(parse({ model: "m", input: "x" }), core({ input: "x" }), { id: "resp_3", createdAt: 1, sealer: seal });
   t.equal(stored.includeEncrypted, true, "stored (the default): sealed reasoning for the follow-up");
   t.equal(plain.compact, undefined);
+});
+
+const WEB_SEARCH_TOOLS: [name: string, tool: Record<string, unknown>, want: Record<string, unknown>][] = [
+  ["Codex's", { type: "web_search", external_web_access: true, search_content_types: ["text", "image"] }, {}],
+  [
+    "every setting: filters.allowed_domains, user_location, search_context_size",
+    {
+      type: "web_search_2025_08_26",
+      filters: { allowed_domains: ["example.com"] },
+      user_location: { type: "approximate", city: "Paris", region: "IDF", country: "FR", timezone: "Europe/Paris" },
+      search_context_size: "high",
+    },
+    { allowedDomains: ["example.com"], userLocation: { city: "Paris", region: "IDF", country: "FR", timezone: "Europe/Paris" }, contextSize: "high" },
+  ],
+  ["the preview, dated", { type: "web_search_preview_2025_03_11", search_context_size: "low" }, { contextSize: "low" }],
+  ["settings in shapes OpenAI does not document are not read", { type: "web_search_preview", filters: { allowed_domains: "example.com" }, user_location: "Paris", search_context_size: 3 }, {}],
+];
+
+t.test("web search: any version is the neutral web search, once", async (t) => {
+  for (const [name, tool, want] of WEB_SEARCH_TOOLS) {
+    const c = core({ input: "x", tools: [FN, tool] });
+    t.same(
+      c.input.tools.map((x) => x.kind.case),
+      ["function", "webSearch"],
+      name,
+    );
+    const w = c.input.tools[1]!.kind;
+    if (w.case !== "webSearch") continue;
+    const l = w.value.userLocation;
+    const got = {
+      allowedDomains: w.value.allowedDomains,
+      contextSize: w.value.contextSize,
+      ...(l ? { userLocation: { city: l.city, region: l.region, country: l.country, timezone: l.timezone } } : {}),
+    };
+    t.same(got, { allowedDomains: [], contextSize: "", ...want }, `${name}: settings`);
+  }
+  const twice = core({ input: "x", tools: [{ type: "web_search" }, { type: "web_search_preview", search_context_size: "low" }] });
+  t.equal(twice.input.tools.length, 1, "declared twice: once, the first");
+  t.equal(twice.clientField("tools[0]"), "tools[0]");
+});
+
+t.test("web search: tool choices that name it require it, when it is declared", async (t) => {
+  const tools = [FN, { type: "web_search" }];
+  for (const type of ["web_search", "web_search_preview", "web_search_preview_2025_03_11", "web_search_2025_08_26"]) {
+    const c = core({ input: "x", tools, tool_choice: { type } });
+    t.same([c.input.toolChoice?.mode, c.input.toolChoice?.allowedNames], [ToolChoiceMode.ANY, ["web_search"]], type);
+    t.same(c.input.vendorExtras, {}, `${type}: nothing as sent (Chat Completions has no search to choose)`);
+  }
+  t.equal(core({ input: "x", tools: [FN], tool_choice: { type: "web_search_preview" } }).input.toolChoice, undefined, "undeclared: says nothing, as before");
+  const among = core({ input: "x", tools, tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "exec_command" }, { type: "web_search" }] } });
+  t.same(among.input.toolChoice?.allowedNames, ["exec_command", "web_search"]);
+  t.same(
+    among.input.vendorExtras.openai?.tool_choice,
+    { type: "allowed_tools", allowed_tools: { mode: "required", tools: [{ type: "function", function: { name: "exec_command" } }] } },
+    "the search is not among the Chat tools",
+  );
+});
+
+t.test("a web_search_call item sent back is left out, never refused", async (t) => {
+  const input = inputOf({
+    input: [
+      { role: "user", content: "weather in Paris?" },
+      { id: "ws_1", type: "web_search_call", status: "completed", action: { type: "search", query: "weather Paris", sources: [{ type: "url", url: "https://w.example/" }] } },
+      {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text: "Sunny.", annotations: [{ type: "url_citation", url: "https://w.example/", start_index: 0, end_index: 6, title: "W" }] }],
+      },
+      { role: "user", content: "and tomorrow?" },
+    ],
+    tools: [{ type: "web_search" }],
+  });
+  t.same(input.turns.map(kinds), [["text"], ["text"], ["text"]]);
+  t.equal(textOf(input.turns[1]!.parts[0]), "Sunny.");
 });

@@ -177,6 +177,41 @@ t.test("table cases", async (t) => {
       },
     ],
     [
+      "the web search tool (any version, every field) and a search in the history",
+      {
+        model: "m",
+        max_tokens: 10,
+        tools: [
+          {
+            type: "web_search_20260209",
+            name: "web_search",
+            max_uses: 2,
+            allowed_domains: ["example.com"],
+            user_location: { type: "approximate", city: "Paris", country: "FR" },
+            allowed_callers: ["direct"],
+            cache_control: { type: "ephemeral" },
+          },
+        ],
+        tool_choice: { type: "tool", name: "web_search" },
+        messages: [
+          { role: "user", content: "search" },
+          {
+            role: "assistant",
+            content: [
+              { type: "server_tool_use", id: "srvtoolu_01", name: "web_search", input: { query: "q" } },
+              {
+                type: "web_search_tool_result",
+                tool_use_id: "srvtoolu_01",
+                content: [{ type: "web_search_result", url: "https://example.com/", title: "E", encrypted_content: "Eq", page_age: null }],
+              },
+              { type: "text", text: "Found.", citations: [{ type: "web_search_result_location", url: "https://example.com/", title: "E", cited_text: "x", encrypted_index: "Eo" }] },
+            ],
+          },
+          { role: "user", content: "more" },
+        ],
+      },
+    ],
+    [
       "mcp servers and other unknown fields ride along",
       { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }], mcp_servers: [{ type: "url", url: "https://mcp.example.com", name: "x" }], context_management: { edits: [] } },
     ],
@@ -217,6 +252,50 @@ const RESPONSES: [string, any][] = [
       content: [{ type: "text", text: "Quoted.", citations: [{ type: "char_location", cited_text: "Quoted", document_index: 0, document_title: "Doc", start_char_index: 0, end_char_index: 6 }] }],
       stop_reason: "stop_sequence",
       stop_sequence: "END",
+      usage: { input_tokens: 5, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    },
+  ],
+  [
+    "a web search, its result and the cited answer (one neutral search, its blocks as they came)",
+    {
+      id: "msg_w",
+      type: "message",
+      role: "assistant",
+      model: "claude-x",
+      content: [
+        { type: "server_tool_use", id: "srvtoolu_01", name: "web_search", input: { query: "omnigate" }, caller: { type: "direct" } },
+        {
+          type: "web_search_tool_result",
+          tool_use_id: "srvtoolu_01",
+          caller: { type: "direct" },
+          content: [{ type: "web_search_result", url: "https://example.com/", title: "Example", encrypted_content: "EqgfCioIARgB", page_age: "2 days ago" }],
+        },
+        {
+          type: "text",
+          text: "A gateway.",
+          citations: [{ type: "web_search_result_location", url: "https://example.com/", title: "Example", cited_text: "a gateway", encrypted_index: "Eo8BCioI" }],
+        },
+      ],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 5, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    },
+  ],
+  [
+    "a failed web search, and one paused before its result",
+    {
+      id: "msg_f",
+      type: "message",
+      role: "assistant",
+      model: "claude-x",
+      content: [
+        { type: "server_tool_use", id: "srvtoolu_02", name: "web_search", input: { query: "a" } },
+        { type: "web_search_tool_result", tool_use_id: "srvtoolu_02", content: { type: "web_search_tool_result_error", error_code: "too_many_requests" } },
+        { type: "text", text: "Again." },
+        { type: "server_tool_use", id: "srvtoolu_03", name: "web_search", input: { query: "b" } },
+      ],
+      stop_reason: "pause_turn",
+      stop_sequence: null,
       usage: { input_tokens: 5, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
     },
   ],

@@ -276,3 +276,25 @@ t.test("a system turn is a system message at its place; its media is refused; ot
   const mcp = t.throws(() => toVendorRequest(input({ turns: [user("a")], vendorExtras: { anthropic: { mcp_servers: [] } } }), "gpt", compat)) as ConnectError;
   t.equal(errorDetail(mcp)?.field, "mcp_servers", "a feature whose absence changes the answer is still refused");
 });
+
+t.test("web search: Chat Completions has none; a declared one is left out, a forced one refused", async (t) => {
+  const search = { kind: { case: "webSearch" as const, value: { contextSize: "high" } } };
+  const fn = { kind: { case: "function" as const, value: { name: "f" } } };
+  const body = (init: Init) => toVendorRequest(input({ turns: [user("hi")], ...init }), "gpt-up", compat).body;
+  const only = body({ tools: [search], toolChoice: { mode: ToolChoiceMode.AUTO } });
+  t.equal(only.tools, undefined, "the only tool: no tools, no choice");
+  t.equal(only.tool_choice, undefined);
+  const beside = body({ tools: [search, fn], toolChoice: { mode: ToolChoiceMode.ANY, allowedNames: ["web_search", "f"] } });
+  t.same(beside.tools, [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }], "beside a function: the function alone");
+  t.same(beside.tool_choice, { type: "function", function: { name: "f" } }, "the choice among them is the function");
+  const options = body({ tools: [search], vendorExtras: { openai: { web_search_options: { search_context_size: "high" } } } });
+  t.same(options.web_search_options, { search_context_size: "high" }, "a Chat Completions client's web_search_options still go as sent");
+  for (const toolChoice of [
+    { mode: ToolChoiceMode.ANY, allowedNames: ["web_search"] },
+    { mode: ToolChoiceMode.ANY, allowedNames: [] },
+  ]) {
+    const err = t.throws(() => toVendorRequest(input({ turns: [user("hi")], tools: [search], toolChoice }), "gpt-up", compat)) as ConnectError;
+    t.match(err.message, /a tool choice that forces web search is not supported/);
+    t.same({ code: err.code, reason: errorDetail(err)?.reason, field: errorDetail(err)?.field }, { code: 3, reason: "unsupported_by_upstream", field: "tool_choice" });
+  }
+});

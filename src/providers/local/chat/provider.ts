@@ -34,6 +34,9 @@
 //   (custom-input.ts). Once tool results for the request are
 //   in (in a user turn after it), it answers them in text, `The tool <name>
 //   returned: <result>`, and calls nothing again, whatever tool_choice says.
+//   The engine has no web search: a declared one is left out (Codex declares
+//   it every turn), and a tool_choice that forces it is refused
+//   (InvalidArgument, unsupported_by_upstream, field tool_choice).
 // - Thinking: when thinking is enabled, has a budget, or include_thoughts is
 //   set (and enabled is not false), the first part is a Thinking part
 //   ("Let me think about ..."), capped by budget_tokens (and by half of
@@ -78,6 +81,8 @@ import type { ChatProvider } from "../../../core/ports.js";
 import { planChat, type ChatPlan, type PlanOptions } from "./plan.js";
 import { splitTokens } from "../../../lib/tokenizer.js";
 import { countTokensResponse } from "../../shared/token-usage.js";
+import { unsupported } from "../../shared/http-errors.js";
+import { forcesWebSearch } from "../../../core/chat/web-search.js";
 
 export const LOCAL_MODEL_VERSION = "omnigate-local-1";
 
@@ -101,6 +106,7 @@ export function localChatProvider(cfg: LocalChatOptions = {}): ChatProvider {
   const chunkDelayMs = cfg.chunkDelayMs ?? 0;
 
   const respond = (input: ChatInput): { resp: GenerateResponse; plan: ChatPlan } => {
+    if (forcesWebSearch(input)) throw unsupported("local", "tool_choice", "a tool choice that forces web search");
     const plan = planChat(input, opts);
     if (plan.fault) throw plan.fault;
     const resp = create(GenerateResponseSchema, {

@@ -11,6 +11,7 @@ import { customInput, fittingBlockAt } from "./custom-input.js";
 import { clip, fencedBlocks, type FencedBlock, type PromptHints } from "./prompt.js";
 import { commandOf } from "./sample-strings.js";
 import { sampleArguments } from "./schema-sample.js";
+import { hasWebSearch, WEB_SEARCH_NAME } from "../../../core/chat/web-search.js";
 
 export type Callable = Extract<Tool["kind"], { case: "function" | "vendor" | "custom" }>;
 
@@ -85,7 +86,9 @@ export function chooseTools(input: ChatInput, said: string): Callable[] {
     .map((x) => x.t);
   let picked: Callable[] = named;
   if (mode === ToolChoiceMode.ANY) {
-    const allowed = choice?.allowedNames.filter(Boolean) ?? [];
+    // The web search is no tool of the engine's.
+    const search = hasWebSearch(input);
+    const allowed = choice?.allowedNames.filter((n) => n && !(search && n === WEB_SEARCH_NAME)) ?? [];
     if (allowed.length) {
       const inAllowed = named.filter((t) => allowed.includes(toolName(t)));
       const first = tools.find((t) => toolName(t) === allowed[0]);

@@ -129,6 +129,30 @@ t.test("faults", async (t) => {
   });
 });
 
+t.test("web search: a declared one is left out, a forced one refused", async (t) => {
+  const search = { kind: { case: "webSearch" as const, value: {} } };
+  const plain = await engine.generate(ask("Say hello", { tools: [search] }), ctx());
+  t.equal(textOf(plain.candidates[0]!.parts), "You said: Say hello", "declared (as Codex does every turn): answered as without it");
+  const named = await engine.generate(
+    ask("get_weather for Paris in 2 days", { tools: [search, weather], toolChoice: { mode: ToolChoiceMode.ANY, allowedNames: ["web_search", "get_weather"] } }),
+    ctx(),
+  );
+  t.match(
+    named.candidates[0]!.parts.map((p) => p.kind.value),
+    [{ name: "get_weather" }],
+    "a choice among the search and a function calls the function",
+  );
+  for (const toolChoice of [
+    { mode: ToolChoiceMode.ANY, allowedNames: ["web_search"] },
+    { mode: ToolChoiceMode.ANY, allowedNames: [] },
+  ]) {
+    const forced = ask("Search the web", { tools: [search], toolChoice });
+    await t.rejects(engine.generate(forced, ctx()), { code: Code.InvalidArgument, message: /a tool choice that forces web search is not supported/ });
+    const err = await drain(engine.stream(forced, ctx())).catch((e: ConnectError) => e);
+    t.ok(err instanceof ConnectError && errorDetail(err)?.reason === "unsupported_by_upstream" && errorDetail(err)?.field === "tool_choice", "streamed: refused before any event");
+  }
+});
+
 t.test("abort stops a stream", async (t) => {
   const slow = localChatProvider({ signingSecret: SECRET, chunkDelayMs: 5 });
   const ac = new AbortController();
