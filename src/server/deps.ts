@@ -21,6 +21,8 @@ import { memoryLimiter, type RateLimiter } from "../core/tenancy/limiter.js";
 import type { SharedSignal } from "../core/auth/redis-signal.js";
 import { createTaskDeps, type TaskDeps } from "./task-deps.js";
 import { createVideoDeps, type VideoDeps } from "./video-deps.js";
+import { createBackgroundDeps } from "./background-deps.js";
+import { BACKGROUND_KIND } from "../core/response/background-task.js";
 import { createEmbeddingDeps, type EmbeddingDeps } from "./embedding-deps.js";
 import { writeCoalescer, type WriteCoalescer } from "./write-coalescer.js";
 import { keptSecret } from "../lib/kept-secret.js";
@@ -128,8 +130,11 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const tasks = await createTaskDeps(config, storage, files, now, { log, states: channels, onFinished: taskRefunds({ prices: config.prices, keys: storage.keys, usage: storage.usage, now }) });
   const videos = createVideoDeps(config, storage, files, tasks.runner, now, channels);
   const limiter = redis ? (await import("../core/tenancy/redis-limiter.js")).redisLimiter(redis) : memoryLimiter(now);
+  // Background responses run the core's own chat calls (the core is built below).
+  let core: Core | undefined;
+  const background = createBackgroundDeps(storage, tasks.runner, () => core!.clients.chat, chatRouting, now);
   const fileApi = { blobs: files.blobs, files: storage.files, maxBytes: config.fileMaxBytes, quotaBytes: config.fileQuotaBytes, now };
-  const core = buildCore({
+  core = buildCore({
     auth,
     catalog,
     admin: { keys: storage.keys, usage: storage.usage, auth, now, channels },
@@ -140,10 +145,16 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
     video: videos.service,
     files: fileApi,
     embedding: embeddings.service,
-    responses: { store: storage.responses, retentionMs: config.responses.retentionDays * 86_400_000, maxBytes: config.responses.maxBytes, now },
+    responses: { store: storage.responses, retentionMs: config.responses.retentionDays * 86_400_000, maxBytes: config.responses.maxBytes, now, background },
     observe: observeCalls(metrics),
   });
-  const responses = responseSweeper(storage.responses, { intervalMs: RESPONSE_SWEEP_MS, now, onError: (err) => log.warn({ err }, "deleting expired stored responses failed") });
+  const retentionMs = config.responses.retentionDays * 86_400_000;
+  const responses = responseSweeper(storage.responses, {
+    intervalMs: RESPONSE_SWEEP_MS,
+    now,
+    onError: (err) => log.warn({ err }, "deleting expired stored responses failed"),
+    tasks: { store: storage.tasks, kind: BACKGROUND_KIND, retentionMs },
+  });
   // Every task kind is registered on tasks.runner before this: it resumes unfinished tasks.
   await tasks.runner.start();
   const stateRefresh =

@@ -15,6 +15,7 @@ import { ADMIN_KEY, startServer, type TestServer } from "../helpers/app.js";
 import { ANSWER, ANTHROPIC_SIG_1, GEMINI_SIG_1, GREETING, OPENAI_TOOL_ID, THOUGHT_1 } from "../fixtures/scripted.js";
 import { routedTo, VENDORS, type Routed } from "../fixtures/routed.js";
 import { installClients, startGateway, type Exchange, type Gateway } from "./harness.js";
+import { fakeCallId, GRACE, heard, read, schemaAsked, startFakeUpstreams, toolParameters, UPSTREAM_MODEL, VENDORS as FAKE_VENDORS, type Vendor } from "./fakes.js";
 
 // The packages exist once the suite has installed them: imported after that.
 await installClients();
@@ -638,6 +639,23 @@ t.test("@ai-sdk/openai 4.0.118, openai(model) = Responses", async (t) => {
   t.ok(Person.safeParse(object.object).success, "generateObject validates");
   t.equal(object.object.name, "Grace Hopper");
   t.equal(JSON.parse(lastExchange().body).text?.format?.type, "json_schema", "as a json_schema text.format");
+
+  // Stored by default: the next turn names the earlier answer by an item_reference, which the gateway resolves.
+  const first = await generateText({ model, prompt: "Remember the word kiwi", maxRetries: 0 });
+  const second = await generateText({
+    model,
+    messages: [{ role: "user", content: "Remember the word kiwi" }, ...first.response.messages, { role: "user", content: "Which word was it?" }],
+    maxRetries: 0,
+  });
+  const sent = JSON.parse(lastExchange().body) as { input: Array<{ type?: string; id?: string }> };
+  const ref = sent.input.find((i) => i.type === "item_reference");
+  t.ok(ref?.id, `the AI SDK sent an item_reference (${JSON.stringify(sent.input).slice(0, 300)})`);
+  t.equal(second.text, "You said: Which word was it?", "the turn after a reference is answered");
+  const listed = (await (await fetch(`${baseURL()}/responses/${second.response.id}/input_items?order=asc`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json()) as {
+    data: Array<{ id: string; role?: string; content?: Array<{ text?: string }> }>;
+  };
+  const resolved = listed.data.find((i) => i.id === ref?.id);
+  t.match(resolved, { role: "assistant", content: [{ text: "You said: Remember the word kiwi" }] }, "the reference was replaced by the stored answer");
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -722,4 +740,180 @@ t.test("@openai/agents 0.20.0 on Responses (the default)", async (t) => {
   const typed = await runner.run(new agents.Agent({ name: "typed", instructions: "Describe people.", model: MODEL, outputType: Person }), PERSON_PROMPT);
   t.ok(Person.safeParse(typed.finalOutput).success, "outputType: the final output validates");
   t.equal(typed.finalOutput?.name, "Grace Hopper");
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The AI SDK, LangChain and the Agents SDK on Responses against fake upstreams of each kind, one
+// gateway for the three (a client model name per vendor, mapped onto the vendor's model)
+
+t.test("AI SDK, LangChain and Agents on Responses with fake upstreams", async (t) => {
+  const modelOf = (v: Vendor) => `responses-via-${v}`;
+  const ups = await startFakeUpstreams(Object.fromEntries(FAKE_VENDORS.map((v) => [v, [modelOf(v)]])));
+  t.teardown(() => ups.close());
+  const upBaseURL = `${ups.url}/v1`;
+  agents.setTracingDisabled(true);
+
+  for (const vendor of FAKE_VENDORS) {
+    const model = modelOf(vendor);
+    const during = <T>(run: () => Promise<T>) => ups.during(vendor, run);
+    const callIdOk = (id: string | undefined) => fakeCallId(vendor, id);
+
+    t.test(`${vendor}: @ai-sdk/openai openai(model), Responses`, async (t) => {
+      const m = createOpenAI({ baseURL: upBaseURL, apiKey: ADMIN_KEY })(model);
+
+      const [text, [asked]] = await during(() => generateText({ model: m, system: "You are terse.", prompt: "Hello there", maxRetries: 0 }));
+      t.equal(text.text, heard(vendor, "Hello there"), "generateText: the upstream's answer");
+      t.equal(text.finishReason, "stop", "finishReason stop");
+      t.ok(text.usage.inputTokens! > 0 && text.usage.outputTokens! > 0, "usage");
+      t.match(asked, { model: UPSTREAM_MODEL[vendor], system: "You are terse.", lastUser: "Hello there" }, "upstream: the mapped model, the system prompt, the prompt");
+
+      const [streamed, [streamAsk]] = await during(async () => {
+        const s = streamText({ model: m, prompt: "stream these words back", maxRetries: 0 });
+        let out = "";
+        for await (const piece of s.textStream) out += piece;
+        return { out, finish: await s.finishReason, usage: await s.usage };
+      });
+      t.equal(streamed.out, heard(vendor, "stream these words back"), "streamText");
+      t.equal(streamed.finish, "stop", "streamText: finishReason stop");
+      t.ok(streamed.usage.inputTokens! > 0 && streamed.usage.outputTokens! > 0, `streamed usage (${JSON.stringify(streamed.usage)})`);
+      t.equal(streamAsk?.stream, true, "upstream: streamed");
+
+      const [tools, toolAsks] = await during(() => generateText({ model: m, prompt: "Use the weather tool for Tokyo", tools: { weather: aiWeather }, stopWhen: stepCountIs(3), maxRetries: 0 }));
+      const call = tools.steps[0]?.toolCalls[0];
+      t.equal(call?.toolName, "weather", "a tool call");
+      t.ok(callIdOk(call?.toolCallId), `with an id (${call?.toolCallId})`);
+      t.same(call?.input, { city: "Tokyo" }, "the upstream's arguments");
+      t.equal(toolAsks.length, 2, "two upstream requests");
+      t.same(toolAsks[0]?.tools, ["weather"], "the tool reached the upstream");
+      t.match(toolParameters(toolAsks[0]!, "weather"), { properties: { city: { type: /string/i } } }, "with its parameters");
+      t.match(toolAsks[1]?.calls, [{ id: call?.toolCallId, name: "weather", args: { city: "Tokyo" } }], "the call went back");
+      t.match(toolAsks[1]?.results, [{ id: call?.toolCallId, name: "weather" }], "and its result, linked to it by id");
+      t.equal(tools.text, read(vendor, "weather", '{"city":"Tokyo","temperature":18}'), "the upstream's answer reads the result");
+
+      const [streamedTools, streamedToolAsks] = await during(async () => {
+        const s = streamText({ model: m, prompt: "Use the weather tool for Tokyo", tools: { weather: aiWeather }, stopWhen: stepCountIs(3), maxRetries: 0 });
+        const calls: unknown[] = [];
+        for await (const part of s.fullStream) if (part.type === "tool-call") calls.push(part.input);
+        return { calls, text: await s.text };
+      });
+      t.same(streamedTools.calls, [{ city: "Tokyo" }], "streamText: the streamed call is assembled");
+      t.equal(streamedTools.text, read(vendor, "weather", '{"city":"Tokyo","temperature":18}'), "streamText: the answer after the tool");
+      t.ok(streamedToolAsks.length === 2 && streamedToolAsks.every((a) => a.stream), "upstream: two requests, both streamed");
+
+      const [object, [objectAsk]] = await during(() => generateObject({ model: m, schema: Person, prompt: PERSON_PROMPT, maxRetries: 0 }));
+      t.same(object.object, GRACE, "generateObject: the upstream's JSON, validated");
+      t.ok(
+        schemaAsked(objectAsk),
+        `upstream: asked for JSON with the schema (${JSON.stringify(objectAsk?.body.output_config ?? objectAsk?.body.generationConfig ?? objectAsk?.body.response_format)})`,
+      );
+    });
+
+    t.test(`${vendor}: @langchain/openai ChatOpenAI, useResponsesApi`, async (t) => {
+      const PersonC = zc.object({ name: zc.string(), age: zc.number().int(), tags: zc.array(zc.string()) });
+      const llm = new ChatOpenAI({ model, apiKey: ADMIN_KEY, configuration: { baseURL: upBaseURL }, maxRetries: 0, useResponsesApi: true });
+
+      const [msg, [asked]] = await during(() => llm.invoke("Hello there"));
+      t.equal(msg.text, heard(vendor, "Hello there"), "invoke");
+      t.ok(msg.usage_metadata && msg.usage_metadata.input_tokens > 0 && msg.usage_metadata.output_tokens > 0, "usage");
+      t.match(asked, { model: UPSTREAM_MODEL[vendor], lastUser: "Hello there" }, "upstream: the mapped model and the prompt");
+
+      let acc: AIMessageChunk | undefined;
+      let pieces = 0;
+      for await (const chunk of await llm.stream("stream these words back")) {
+        acc = acc ? acc.concat(chunk) : chunk;
+        pieces++;
+      }
+      t.ok(pieces > 2, `stream: several chunks (${pieces})`);
+      t.equal(acc?.text, heard(vendor, "stream these words back"), "stream: the chunks concatenated");
+      t.ok(acc?.usage_metadata && acc.usage_metadata.total_tokens > 0, `stream: usage (${JSON.stringify(acc?.usage_metadata)})`);
+
+      const weather = lcTool(async ({ city }: { city: string }) => JSON.stringify({ city, temperature: 18 }), {
+        name: "get_weather",
+        description: "Current weather for a city",
+        schema: zc.object({ city: zc.string() }),
+      });
+      const withTools = llm.bindTools([weather]);
+      const question = new HumanMessage("Use get_weather for Tokyo");
+      const [ai, [callAsk]] = await during(() => withTools.invoke([question]));
+      const call = ai.tool_calls?.[0];
+      t.equal(ai.tool_calls?.length, 1, "bindTools: one tool call");
+      t.ok(callIdOk(call?.id), `with an id (${call?.id})`);
+      t.same([call?.name, call?.args], ["get_weather", { city: "Tokyo" }], "name and args");
+      t.same(callAsk?.tools, ["get_weather"], "upstream: the bound tool");
+      const toolMessage = await weather.invoke({ ...call!, type: "tool_call" });
+      const [answer, [backAsk]] = await during(() => withTools.invoke([question, ai, toolMessage]));
+      t.match(backAsk?.results, [{ id: call?.id, name: "get_weather", output: '{"city":"Tokyo","temperature":18}' }], "upstream: the ToolMessage as a result linked to the call by id");
+      t.equal(answer.text, read(vendor, "get_weather", '{"city":"Tokyo","temperature":18}'), "the answer after the tool");
+
+      let toolAcc: AIMessageChunk | undefined;
+      for await (const chunk of await withTools.stream([question])) toolAcc = toolAcc ? toolAcc.concat(chunk) : chunk;
+      t.equal(toolAcc?.tool_calls?.length, 1, "streamed: one call");
+      t.ok(callIdOk(toolAcc?.tool_calls?.[0]?.id), "streamed: with an id");
+      t.same(toolAcc?.tool_calls?.[0]?.args, { city: "Tokyo" }, "streamed: args parsed");
+
+      const [structured, [structuredAsk]] = await during(() => llm.withStructuredOutput(PersonC, { name: "person" }).invoke(PERSON_PROMPT));
+      t.same(structured, GRACE, "withStructuredOutput (json_schema)");
+      t.ok(schemaAsked(structuredAsk), "upstream: asked for JSON with the schema");
+      const [viaTool, [forcedAsk]] = await during(() => llm.withStructuredOutput(PersonC, { name: "person", method: "functionCalling" }).invoke(PERSON_PROMPT));
+      t.same(viaTool, GRACE, "withStructuredOutput (function calling)");
+      t.equal(forcedAsk?.forced, "person", "upstream: the person tool forced");
+    });
+
+    t.test(`${vendor}: @openai/agents on Responses, a function tool`, async (t) => {
+      const client = new openai7.default({ apiKey: ADMIN_KEY, baseURL: upBaseURL, maxRetries: 0 });
+      const runner = new agents.Runner({ modelProvider: new agents.OpenAIProvider({ openAIClient: client }) });
+      const weather = agents.tool({
+        name: "get_weather",
+        description: "Current weather for a city",
+        parameters: z.object({ city: z.string() }),
+        execute: async ({ city }) => `Sunny in ${city}, 18 C`,
+      });
+      const helper = new agents.Agent({ name: "weather", instructions: "Use your tools.", model, tools: [weather] });
+      const [res, asks] = await during(() => runner.run(helper, "Use get_weather for Tokyo"));
+      t.equal(res.finalOutput, read(vendor, "get_weather", "Sunny in Tokyo, 18 C"), "the upstream calls the tool, the agent runs it, the upstream answers");
+      const raw = res.newItems.find((i) => i.type === "tool_call_item")?.rawItem as { callId?: string; name?: string; arguments?: string } | undefined;
+      t.ok(callIdOk(raw?.callId), `the call's id (${raw?.callId})`);
+      t.same(JSON.parse(raw?.arguments ?? "null"), { city: "Tokyo" }, "its arguments");
+      t.equal(asks.length, 2, "two upstream requests");
+      t.match(asks[0], { system: "Use your tools.", tools: ["get_weather"] }, "upstream: the instructions and the tool");
+      t.match(asks[1]?.results, [{ id: raw?.callId, name: "get_weather", output: "Sunny in Tokyo, 18 C" }], "upstream: the tool's output, linked to the call by id");
+
+      const [streamed, streamedAsks] = await during(async () => {
+        const s = await runner.run(helper, "Use get_weather for Tokyo", { stream: true });
+        const kinds = new Set<string>();
+        for await (const e of s) if (e.type === "run_item_stream_event") kinds.add(e.name);
+        await s.completed;
+        return { output: s.finalOutput, kinds };
+      });
+      t.equal(streamed.output, read(vendor, "get_weather", "Sunny in Tokyo, 18 C"), "streamed run: the same answer");
+      t.ok(streamed.kinds.has("tool_called") && streamed.kinds.has("tool_output"), `streamed run: tool events (${[...streamed.kinds]})`);
+      t.ok(streamedAsks.length === 2 && streamedAsks.every((a) => a.stream), "upstream: two requests, both streamed");
+    });
+  }
+});
+
+t.test("openai 7: background responses, retrieved until done, and cancelled", async (t) => {
+  const client = new openai7.default({ apiKey: ADMIN_KEY, baseURL: baseURL(), maxRetries: 0 });
+  const queued = await client.responses.create({ model: MODEL, input: "Say hello.", background: true });
+  t.match(queued, { object: "response", status: "queued", background: true, output: [] });
+  let got: Response = queued;
+  for (let i = 0; i < 200 && (got.status === "queued" || got.status === "in_progress"); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    got = await client.responses.retrieve(queued.id);
+  }
+  t.equal(got.status, "completed");
+  t.ok(got.output_text.length > 0, "the SDK's output_text of the finished response");
+  const again = await client.responses.cancel(queued.id);
+  t.same({ ...again, output_text: undefined }, { ...got, output_text: undefined }, "cancelling a finished one answers it as it is");
+
+  // A slow local engine: the generation is still running when it is cancelled.
+  const slow = await startServer({ config: { local: { chunkDelayMs: 100 } } as never });
+  t.teardown(() => slow.close());
+  const slowClient = new openai7.default({ apiKey: ADMIN_KEY, baseURL: `${slow.baseUrl}/v1`, maxRetries: 0 });
+  const running = await slowClient.responses.create({ model: MODEL, input: "Tell me a long story.", background: true });
+  let now: Response = running;
+  for (let i = 0; i < 200 && now.status === "queued"; i++) now = await slowClient.responses.retrieve(running.id);
+  const cancelled = await slowClient.responses.cancel(running.id);
+  t.match(cancelled, { id: running.id, status: "cancelled", background: true });
+  t.equal((await slowClient.responses.retrieve(running.id)).status, "cancelled");
 });

@@ -2,7 +2,10 @@
 // store filters by expiry); this frees their rows. Each run deletes in
 // batches until one comes back short, so a backlog clears without one long
 // statement. The timer is unref'd; stop() is called when the app closes.
-import type { StoredResponseStore } from "../../storage/types.js";
+// With `tasks`, it also deletes the finished tasks of background responses
+// once they are as old as the retention (their events go with them).
+import type { StoredResponseStore, TaskStore } from "../../storage/types.js";
+import { TERMINAL_STATUSES, type TaskStatus } from "../tasks/types.js";
 
 export interface ResponseSweeper {
   /** Runs one sweep now; resolves to the number of responses deleted. */
@@ -19,6 +22,8 @@ export interface ResponseSweeperOptions {
   /** Most statements one run makes: the rest waits for the next run. */
   maxBatches?: number;
   onError?: (err: unknown) => void;
+  /** The tasks of background responses, deleted once finished and created `retentionMs` ago. */
+  tasks?: { store: Pick<TaskStore, "list" | "delete">; kind: string; retentionMs: number };
 }
 
 export function responseSweeper(store: StoredResponseStore, opts: ResponseSweeperOptions): ResponseSweeper {
@@ -33,6 +38,7 @@ export function responseSweeper(store: StoredResponseStore, opts: ResponseSweepe
       total += n;
       if (n < batch) break;
     }
+    if (opts.tasks) await sweepTasks(opts.tasks, now, batch, maxBatches);
     return total;
   };
   const runOnce = () =>
@@ -47,4 +53,16 @@ export function responseSweeper(store: StoredResponseStore, opts: ResponseSweepe
       if (timer) clearInterval(timer);
     },
   };
+}
+
+/** Deletes finished tasks created before the retention, oldest first, a batch at a time. */
+async function sweepTasks(t: NonNullable<ResponseSweeperOptions["tasks"]>, now: number, batch: number, maxBatches: number): Promise<void> {
+  const cutoff = now - t.retentionMs;
+  for (let i = 0; i < maxBatches; i++) {
+    const rows = await t.store.list(t.kind, { limit: batch, order: "asc" });
+    const old = rows.filter((r) => r.createTime <= cutoff);
+    for (const r of old) if (TERMINAL_STATUSES.includes(r.status as TaskStatus)) await t.store.delete(r.id);
+    // Anything newer (or an old one still running) ends the run: the rest waits for the next one.
+    if (old.length < rows.length || rows.length < batch || old.some((r) => !TERMINAL_STATUSES.includes(r.status as TaskStatus))) break;
+  }
 }

@@ -1,7 +1,8 @@
 // What the answer side of the Responses facade needs to know about the
 // request it answers: ids, the fields echoed in the Response object, and how
 // neutral tool names map back to the client's tools.
-import type { JsonObject } from "@bufbuild/protobuf";
+// A background response keeps it as JSON (metaToJson) to be rendered later.
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Sealer } from "./seal.js";
 
 /** A client tool as the neutral model names it: a namespaced tool is flattened to one name. */
@@ -33,4 +34,32 @@ export interface ResponseMeta {
   compact?: boolean;
   /** Neutral tool name -> the client's tool, for every tool the request declared. */
   toolNames: ReadonlyMap<string, ToolName>;
+}
+
+/** A ResponseMeta as JSON (without its sealer): what a background response keeps to be rendered later. */
+export function metaToJson(m: ResponseMeta): JsonObject {
+  return {
+    id: m.id,
+    createdAt: m.createdAt,
+    model: m.model,
+    echo: m.echo,
+    includeEncrypted: m.includeEncrypted,
+    compact: m.compact ?? false,
+    toolNames: [...m.toolNames].map(([k, v]) => [k, { ...v }] as JsonValue),
+  };
+}
+
+/** The ResponseMeta metaToJson kept, with the facade's sealer. */
+export function metaFromJson(j: JsonObject, sealer: Sealer): ResponseMeta {
+  const names = Array.isArray(j.toolNames) ? (j.toolNames as [string, ToolName][]) : [];
+  return {
+    id: String(j.id ?? ""),
+    createdAt: Number(j.createdAt ?? 0),
+    model: String(j.model ?? ""),
+    echo: (j.echo ?? {}) as JsonObject,
+    includeEncrypted: j.includeEncrypted === true,
+    sealer,
+    ...(j.compact === true ? { compact: true } : {}),
+    toolNames: new Map(names),
+  };
 }

@@ -1,9 +1,13 @@
 // The stored-response routes of the Responses facade, which its plugin
 // registers under /v1/responses: GET /{id} (the Response object as the
-// client got it), DELETE /{id}, GET /{id}/input_items (a page of the input
-// it was given). They read the core's StoredResponseService; a response of
-// another key is a 404 like a missing one. The key is checked first, from the
-// headers; every error is OpenAI's {"error":{...}}.
+// client got it; a background one as it is doing, or, with ?stream=true, its
+// events again after `starting_after` and live to the end), DELETE /{id},
+// POST /{id}/cancel (a background one), GET /{id}/input_items (a page of the
+// input it was given). They read the core's StoredResponseService; a response
+// of another key is a 404 like a missing one. A finished background response
+// is rendered and saved finished by whichever read comes first
+// (./background-store.ts). The key is checked first, from the headers; every
+// error is OpenAI's {"error":{...}}.
 import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -13,14 +17,22 @@ import { bearerToken } from "../../core/auth/bearer.js";
 import type { CallInit } from "../../core/call/call.js";
 import type { CoreClient } from "../../core/call/service.js";
 import { coreError, errorDetail } from "../../core/errors.js";
+import { randomHex } from "../../lib/ids.js";
 import { edgeCall } from "../shared/call.js";
 import type { FacadeDeps } from "../shared/options.js";
 import { openAIHeaderChecks, sendOpenAIError } from "../shared/openai-edge.js";
 import { openAIError, toWireError, type OpenAIWireError } from "../shared/openai-error.js";
+import { isFinishedState, liveStatus } from "./background.js";
+import { settle, streamBackground } from "./background-store.js";
+import { sealer as makeSealer, type Sealer } from "./seal.js";
 import type * as wire from "./wire.js";
 
 /** The format name keys are scoped by (core/tenancy/scope.ts), for every /v1/responses route. */
 export const RESPONSES_FORMAT = "openai-responses";
+/** Quiet time after which a resumed stream gets a keep-alive comment. */
+const HEARTBEAT_MS = 15_000;
+
+const reasonOf = (err: unknown): string | undefined => (err instanceof ConnectError ? errorDetail(err)?.reason : undefined);
 
 /**
  * The input items a Responses request is stored with: a string input as one
@@ -48,18 +60,24 @@ export type StoredRequest = Pick<wire.ResponsesRequest, "input" | "previous_resp
  * output; pass more when the client saw less, such as reasoning without its
  * encrypted_content).
  */
-export function responseStore(responses: CoreClient<typeof StoredResponseService>) {
+export function responseStore(responses: CoreClient<typeof StoredResponseService>, sealer: Sealer = makeSealer(randomHex(16))) {
   return {
     context(id: string, call: CallInit): Promise<JsonObject[]> {
-      return responses.getContext({ id }, call).then(
-        (r) => r.items,
-        (err: unknown) => {
+      const get = () => responses.getContext({ id }, call).then((r) => r.items);
+      return get()
+        .catch((err: unknown) => {
+          // A background response that finished unread: saved finished first, then its context is whole.
+          if (reasonOf(err) === "background_unsaved") return settle(responses, id, call, sealer).then(get);
+          throw err;
+        })
+        .catch((err: unknown) => {
           // The core names its own request's field; the client named previous_response_id.
           if (err instanceof ConnectError && err.code === Code.NotFound)
             throw coreError(Code.NotFound, `Previous response with id '${id.slice(0, 128)}' not found.`, { reason: "previous_response_not_found", field: "previous_response_id" });
+          if (reasonOf(err) === "response_in_progress")
+            throw coreError(Code.FailedPrecondition, err instanceof ConnectError ? err.rawMessage : "", { reason: "response_in_progress", field: "previous_response_id" });
           throw err;
-        },
-      );
+        });
     },
     save(body: StoredRequest, response: JsonObject, call: CallInit, output?: JsonObject[]): Promise<void> {
       const created = typeof response.created_at === "number" ? response.created_at * 1000 : undefined;
@@ -112,34 +130,79 @@ const isWireError = (v: unknown): v is OpenAIWireError => typeof v === "object" 
 
 type IdRoute = { Params: { id: string }; Querystring: Record<string, unknown> };
 
+/** `starting_after` of a resumed stream: a sequence number, or -1 when unset. */
+function startingAfterOf(raw: unknown): number | OpenAIWireError {
+  if (raw === undefined || raw === "") return -1;
+  const n = Number(raw);
+  if (typeof raw !== "string" || !Number.isInteger(n) || n < 0)
+    return badParam(`Invalid 'starting_after': expected a non-negative integer, but got ${JSON.stringify(raw).slice(0, 64)} instead.`, "starting_after", "invalid_type");
+  return n;
+}
+
+const NOT_STREAMABLE = "Only background responses can be streamed; this response was not created with background=true.";
+const NOT_CANCELLABLE = "Only responses created with background=true can be cancelled.";
+
 /**
  * The stored-response routes, for the facade's plugin to register with
  * `app.register(storedRoutes(deps), { prefix: "/v1/responses" })`.
  */
-export function storedRoutes(deps: Pick<FacadeDeps, "core" | "auth">) {
+export function storedRoutes(deps: Pick<FacadeDeps, "core" | "auth"> & { sealSecret?: string | undefined }) {
   const responses = deps.core.clients.responses;
+  const sealer = makeSealer(deps.sealSecret ?? randomHex(16));
   const checks = openAIHeaderChecks(deps.auth, { json: false });
   return async (scope: FastifyInstance) => {
     scope.setErrorHandler((err, req, reply) => send(req, reply, storedWireError(err), err));
     const call = (req: FastifyRequest, reply: FastifyReply) => edgeCall(req, reply, RESPONSES_FORMAT, bearerToken(req.headers.authorization));
     const failed = (req: FastifyRequest, reply: FastifyReply) => (err: unknown) => void send(req, reply, storedWireError(err), err);
 
+    /** The Response as it is now: a background one not saved finished shows its state, or is saved finished first. */
+    const current = (id: string, c: CallInit): Promise<JsonObject> =>
+      responses.getResponse({ id }, c).then((r) => {
+        const body = r.response?.response ?? {};
+        const bg = r.response?.background;
+        if (!bg) return body;
+        return isFinishedState(bg.state) ? settle(responses, id, c, sealer) : { ...body, status: liveStatus(bg.state) };
+      });
+
     scope.get<IdRoute>("/:id", { onRequest: checks }, (req, reply) => {
-      // Only a background response can be streamed again; no stored response is one.
-      if (req.query.stream === "true") return send(req, reply, badParam("Only background responses can be streamed; this response was not created with background=true.", "stream"));
-      return responses.getResponse({ id: req.params.id }, call(req, reply)).then((r) => void reply.type("application/json").send(r.response?.response ?? {}), failed(req, reply));
+      const c = call(req, reply);
+      if (req.query.stream === "true") {
+        const after = startingAfterOf(req.query.starting_after);
+        if (isWireError(after)) return send(req, reply, after);
+        const onSaveError = (err: unknown) => req.log.warn({ err }, "saving a finished background response failed");
+        return streamBackground(reply, responses, req.params.id, c, sealer, { startingAfter: after, heartbeatMs: HEARTBEAT_MS, onSaveError }).catch((err: unknown) => {
+          if (reasonOf(err) === "not_background") return void send(req, reply, badParam(NOT_STREAMABLE, "stream"));
+          return failed(req, reply)(err);
+        });
+      }
+      return current(req.params.id, c).then((body) => void reply.type("application/json").send(body), failed(req, reply));
     });
 
     scope.delete<IdRoute>("/:id", { onRequest: checks }, (req, reply) =>
       responses.deleteResponse({ id: req.params.id }, call(req, reply)).then((r) => void reply.type("application/json").send({ id: r.id, object: "response", deleted: true }), failed(req, reply)),
     );
 
-    // Only a background response can be cancelled, and none is: a stored one is finished (its own 400), another key's or a missing one a 404.
-    scope.post<IdRoute>("/:id/cancel", { onRequest: checks }, (req, reply) =>
-      responses
-        .getResponse({ id: req.params.id }, call(req, reply))
-        .then(() => void send(req, reply, badParam("Only responses created with background=true can be cancelled.", "response_id")), failed(req, reply)),
-    );
+    // A queued or running background response stops and answers cancelled; a finished one answers as it is (cancelling again changes nothing).
+    scope.post<IdRoute>("/:id/cancel", { onRequest: checks }, (req, reply) => {
+      const c = call(req, reply);
+      const id = req.params.id;
+      return responses
+        .cancelBackgroundResponse({ id }, c)
+        .then(
+          () => settle(responses, id, c, sealer),
+          (err: unknown) => {
+            if (reasonOf(err) === "response_finished") return current(id, c);
+            throw err;
+          },
+        )
+        .then(
+          (body) => void reply.type("application/json").send(body),
+          (err: unknown) => {
+            if (reasonOf(err) === "not_background") return void send(req, reply, badParam(NOT_CANCELLABLE, "response_id"));
+            return failed(req, reply)(err);
+          },
+        );
+    });
 
     scope.get<IdRoute>("/:id/input_items", { onRequest: checks }, (req, reply) => {
       const limit = limitOf(req.query.limit);

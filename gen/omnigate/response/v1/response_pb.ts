@@ -6,13 +6,17 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { StreamGenerateRequest, StreamGenerateResponse } from "../../chat/v1/chat_pb.js";
+import { file_omnigate_chat_v1_chat } from "../../chat/v1/chat_pb.js";
+import type { ErrorDetail } from "../../common/v1/common_pb.js";
+import { file_omnigate_common_v1_common } from "../../common/v1/common_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file omnigate/response/v1/response.proto.
  */
 export const file_omnigate_response_v1_response: GenFile = /*@__PURE__*/
-  fileDesc("CiNvbW5pZ2F0ZS9yZXNwb25zZS92MS9yZXNwb25zZS5wcm90bxIUb21uaWdhdGUucmVzcG9uc2UudjEi5gEKDlN0b3JlZFJlc3BvbnNlEgoKAmlkGAEgASgJEi8KC2NyZWF0ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc3RhdHVzGAQgASgJEg0KBW1vZGVsGAUgASgJEhwKFHByZXZpb3VzX3Jlc3BvbnNlX2lkGAYgASgJEikKCHJlc3BvbnNlGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKLAgoTU2F2ZVJlc3BvbnNlUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDQoFbW9kZWwYAyABKAkSLwoLY3JlYXRlX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHByZXZpb3VzX3Jlc3BvbnNlX2lkGAUgASgJEikKCHJlc3BvbnNlGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBImCgVpbnB1dBgHIAMoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSJwoGb3V0cHV0GAggAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJOChRTYXZlUmVzcG9uc2VSZXNwb25zZRI2CghyZXNwb25zZRgBIAEoCzIkLm9tbmlnYXRlLnJlc3BvbnNlLnYxLlN0b3JlZFJlc3BvbnNlIiAKEkdldFJlc3BvbnNlUmVxdWVzdBIKCgJpZBgBIAEoCSJNChNHZXRSZXNwb25zZVJlc3BvbnNlEjYKCHJlc3BvbnNlGAEgASgLMiQub21uaWdhdGUucmVzcG9uc2UudjEuU3RvcmVkUmVzcG9uc2UiIwoVRGVsZXRlUmVzcG9uc2VSZXF1ZXN0EgoKAmlkGAEgASgJIiQKFkRlbGV0ZVJlc3BvbnNlUmVzcG9uc2USCgoCaWQYASABKAkiwgEKFUxpc3RJbnB1dEl0ZW1zUmVxdWVzdBIKCgJpZBgBIAEoCRINCgVhZnRlchgCIAEoCRINCgVsaW1pdBgDIAEoBRJACgVvcmRlchgEIAEoDjIxLm9tbmlnYXRlLnJlc3BvbnNlLnYxLkxpc3RJbnB1dEl0ZW1zUmVxdWVzdC5PcmRlciI9CgVPcmRlchIVChFPUkRFUl9VTlNQRUNJRklFRBAAEg0KCU9SREVSX0FTQxABEg4KCk9SREVSX0RFU0MQAiJ1ChZMaXN0SW5wdXRJdGVtc1Jlc3BvbnNlEiYKBWl0ZW1zGAEgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIQCghmaXJzdF9pZBgCIAEoCRIPCgdsYXN0X2lkGAMgASgJEhAKCGhhc19tb3JlGAQgASgIIh8KEUdldENvbnRleHRSZXF1ZXN0EgoKAmlkGAEgASgJIksKEkdldENvbnRleHRSZXNwb25zZRImCgVpdGVtcxgBIAMoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDQoFbW9kZWwYAiABKAkynQQKFVN0b3JlZFJlc3BvbnNlU2VydmljZRJlCgxTYXZlUmVzcG9uc2USKS5vbW5pZ2F0ZS5yZXNwb25zZS52MS5TYXZlUmVzcG9uc2VSZXF1ZXN0Gioub21uaWdhdGUucmVzcG9uc2UudjEuU2F2ZVJlc3BvbnNlUmVzcG9uc2USYgoLR2V0UmVzcG9uc2USKC5vbW5pZ2F0ZS5yZXNwb25zZS52MS5HZXRSZXNwb25zZVJlcXVlc3QaKS5vbW5pZ2F0ZS5yZXNwb25zZS52MS5HZXRSZXNwb25zZVJlc3BvbnNlEmsKDkRlbGV0ZVJlc3BvbnNlEisub21uaWdhdGUucmVzcG9uc2UudjEuRGVsZXRlUmVzcG9uc2VSZXF1ZXN0Giwub21uaWdhdGUucmVzcG9uc2UudjEuRGVsZXRlUmVzcG9uc2VSZXNwb25zZRJrCg5MaXN0SW5wdXRJdGVtcxIrLm9tbmlnYXRlLnJlc3BvbnNlLnYxLkxpc3RJbnB1dEl0ZW1zUmVxdWVzdBosLm9tbmlnYXRlLnJlc3BvbnNlLnYxLkxpc3RJbnB1dEl0ZW1zUmVzcG9uc2USXwoKR2V0Q29udGV4dBInLm9tbmlnYXRlLnJlc3BvbnNlLnYxLkdldENvbnRleHRSZXF1ZXN0Gigub21uaWdhdGUucmVzcG9uc2UudjEuR2V0Q29udGV4dFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("CiNvbW5pZ2F0ZS9yZXNwb25zZS92MS9yZXNwb25zZS5wcm90bxIUb21uaWdhdGUucmVzcG9uc2UudjEipAIKDlN0b3JlZFJlc3BvbnNlEgoKAmlkGAEgASgJEi8KC2NyZWF0ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc3RhdHVzGAQgASgJEg0KBW1vZGVsGAUgASgJEhwKFHByZXZpb3VzX3Jlc3BvbnNlX2lkGAYgASgJEikKCHJlc3BvbnNlGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBI8CgpiYWNrZ3JvdW5kGAggASgLMigub21uaWdhdGUucmVzcG9uc2UudjEuQmFja2dyb3VuZFJlc3BvbnNlIpUDChJCYWNrZ3JvdW5kUmVzcG9uc2USPQoFc3RhdGUYASABKA4yLi5vbW5pZ2F0ZS5yZXNwb25zZS52MS5CYWNrZ3JvdW5kUmVzcG9uc2UuU3RhdGUSJwoGcmVuZGVyGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBISCgplcnJvcl9jb2RlGAMgASgFEhUKDWVycm9yX21lc3NhZ2UYBCABKAkSNQoMZXJyb3JfZGV0YWlsGAUgASgLMh8ub21uaWdhdGUuY29tbW9uLnYxLkVycm9yRGV0YWlsEi8KC2ZpbmlzaF90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKDAQoFU3RhdGUSFQoRU1RBVEVfVU5TUEVDSUZJRUQQABIQCgxTVEFURV9RVUVVRUQQARIVChFTVEFURV9JTl9QUk9HUkVTUxACEhMKD1NUQVRFX1NVQ0NFRURFRBADEhAKDFNUQVRFX0ZBSUxFRBAEEhMKD1NUQVRFX0NBTkNFTExFRBAFIp8CChNTYXZlUmVzcG9uc2VSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRINCgVtb2RlbBgDIAEoCRIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHAoUcHJldmlvdXNfcmVzcG9uc2VfaWQYBSABKAkSKQoIcmVzcG9uc2UYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EiYKBWlucHV0GAcgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBInCgZvdXRwdXQYCCADKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKCmtlZXBfaW5wdXQYCSABKAgiTgoUU2F2ZVJlc3BvbnNlUmVzcG9uc2USNgoIcmVzcG9uc2UYASABKAsyJC5vbW5pZ2F0ZS5yZXNwb25zZS52MS5TdG9yZWRSZXNwb25zZSIgChJHZXRSZXNwb25zZVJlcXVlc3QSCgoCaWQYASABKAkiTQoTR2V0UmVzcG9uc2VSZXNwb25zZRI2CghyZXNwb25zZRgBIAEoCzIkLm9tbmlnYXRlLnJlc3BvbnNlLnYxLlN0b3JlZFJlc3BvbnNlIiMKFURlbGV0ZVJlc3BvbnNlUmVxdWVzdBIKCgJpZBgBIAEoCSIkChZEZWxldGVSZXNwb25zZVJlc3BvbnNlEgoKAmlkGAEgASgJIsIBChVMaXN0SW5wdXRJdGVtc1JlcXVlc3QSCgoCaWQYASABKAkSDQoFYWZ0ZXIYAiABKAkSDQoFbGltaXQYAyABKAUSQAoFb3JkZXIYBCABKA4yMS5vbW5pZ2F0ZS5yZXNwb25zZS52MS5MaXN0SW5wdXRJdGVtc1JlcXVlc3QuT3JkZXIiPQoFT3JkZXISFQoRT1JERVJfVU5TUEVDSUZJRUQQABINCglPUkRFUl9BU0MQARIOCgpPUkRFUl9ERVNDEAIidQoWTGlzdElucHV0SXRlbXNSZXNwb25zZRImCgVpdGVtcxgBIAMoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEAoIZmlyc3RfaWQYAiABKAkSDwoHbGFzdF9pZBgDIAEoCRIQCghoYXNfbW9yZRgEIAEoCCLBAQofQ3JlYXRlQmFja2dyb3VuZFJlc3BvbnNlUmVxdWVzdBI7CghyZXNwb25zZRgBIAEoCzIpLm9tbmlnYXRlLnJlc3BvbnNlLnYxLlNhdmVSZXNwb25zZVJlcXVlc3QSOAoHcmVxdWVzdBgCIAEoCzInLm9tbmlnYXRlLmNoYXQudjEuU3RyZWFtR2VuZXJhdGVSZXF1ZXN0EicKBnJlbmRlchgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiWgogQ3JlYXRlQmFja2dyb3VuZFJlc3BvbnNlUmVzcG9uc2USNgoIcmVzcG9uc2UYASABKAsyJC5vbW5pZ2F0ZS5yZXNwb25zZS52MS5TdG9yZWRSZXNwb25zZSJBCh5XYXRjaEJhY2tncm91bmRSZXNwb25zZVJlcXVlc3QSCgoCaWQYASABKAkSEwoLc3RhcnRfaW5kZXgYAiABKAMi7AEKH1dhdGNoQmFja2dyb3VuZFJlc3BvbnNlUmVzcG9uc2USPgoKYmFja2dyb3VuZBgEIAEoCzIoLm9tbmlnYXRlLnJlc3BvbnNlLnYxLkJhY2tncm91bmRSZXNwb25zZUgAEjkKBWV2ZW50GAEgASgLMigub21uaWdhdGUuY2hhdC52MS5TdHJlYW1HZW5lcmF0ZVJlc3BvbnNlSAASNwoDZW5kGAIgASgLMigub21uaWdhdGUucmVzcG9uc2UudjEuQmFja2dyb3VuZFJlc3BvbnNlSAASDQoFaW5kZXgYAyABKANCBgoEaXRlbSItCh9DYW5jZWxCYWNrZ3JvdW5kUmVzcG9uc2VSZXF1ZXN0EgoKAmlkGAEgASgJIloKIENhbmNlbEJhY2tncm91bmRSZXNwb25zZVJlc3BvbnNlEjYKCHJlc3BvbnNlGAEgASgLMiQub21uaWdhdGUucmVzcG9uc2UudjEuU3RvcmVkUmVzcG9uc2UiHwoRR2V0Q29udGV4dFJlcXVlc3QSCgoCaWQYASABKAkiSwoSR2V0Q29udGV4dFJlc3BvbnNlEiYKBWl0ZW1zGAEgAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBINCgVtb2RlbBgCIAEoCTLABwoVU3RvcmVkUmVzcG9uc2VTZXJ2aWNlEmUKDFNhdmVSZXNwb25zZRIpLm9tbmlnYXRlLnJlc3BvbnNlLnYxLlNhdmVSZXNwb25zZVJlcXVlc3QaKi5vbW5pZ2F0ZS5yZXNwb25zZS52MS5TYXZlUmVzcG9uc2VSZXNwb25zZRJiCgtHZXRSZXNwb25zZRIoLm9tbmlnYXRlLnJlc3BvbnNlLnYxLkdldFJlc3BvbnNlUmVxdWVzdBopLm9tbmlnYXRlLnJlc3BvbnNlLnYxLkdldFJlc3BvbnNlUmVzcG9uc2USawoORGVsZXRlUmVzcG9uc2USKy5vbW5pZ2F0ZS5yZXNwb25zZS52MS5EZWxldGVSZXNwb25zZVJlcXVlc3QaLC5vbW5pZ2F0ZS5yZXNwb25zZS52MS5EZWxldGVSZXNwb25zZVJlc3BvbnNlEmsKDkxpc3RJbnB1dEl0ZW1zEisub21uaWdhdGUucmVzcG9uc2UudjEuTGlzdElucHV0SXRlbXNSZXF1ZXN0Giwub21uaWdhdGUucmVzcG9uc2UudjEuTGlzdElucHV0SXRlbXNSZXNwb25zZRJfCgpHZXRDb250ZXh0Eicub21uaWdhdGUucmVzcG9uc2UudjEuR2V0Q29udGV4dFJlcXVlc3QaKC5vbW5pZ2F0ZS5yZXNwb25zZS52MS5HZXRDb250ZXh0UmVzcG9uc2USiQEKGENyZWF0ZUJhY2tncm91bmRSZXNwb25zZRI1Lm9tbmlnYXRlLnJlc3BvbnNlLnYxLkNyZWF0ZUJhY2tncm91bmRSZXNwb25zZVJlcXVlc3QaNi5vbW5pZ2F0ZS5yZXNwb25zZS52MS5DcmVhdGVCYWNrZ3JvdW5kUmVzcG9uc2VSZXNwb25zZRKIAQoXV2F0Y2hCYWNrZ3JvdW5kUmVzcG9uc2USNC5vbW5pZ2F0ZS5yZXNwb25zZS52MS5XYXRjaEJhY2tncm91bmRSZXNwb25zZVJlcXVlc3QaNS5vbW5pZ2F0ZS5yZXNwb25zZS52MS5XYXRjaEJhY2tncm91bmRSZXNwb25zZVJlc3BvbnNlMAESiQEKGENhbmNlbEJhY2tncm91bmRSZXNwb25zZRI1Lm9tbmlnYXRlLnJlc3BvbnNlLnYxLkNhbmNlbEJhY2tncm91bmRSZXNwb25zZVJlcXVlc3QaNi5vbW5pZ2F0ZS5yZXNwb25zZS52MS5DYW5jZWxCYWNrZ3JvdW5kUmVzcG9uc2VSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_omnigate_chat_v1_chat, file_omnigate_common_v1_common]);
 
 /**
  * @generated from message omnigate.response.v1.StoredResponse
@@ -60,11 +64,19 @@ export type StoredResponse = Message<"omnigate.response.v1.StoredResponse"> & {
   previousResponseId: string;
 
   /**
-   * The Response object as the client got it.
+   * The Response object as the client got it. For a background response: as
+   * the facade last saved it (queued, until it saves the end state).
    *
    * @generated from field: google.protobuf.Struct response = 7;
    */
   response?: JsonObject | undefined;
+
+  /**
+   * Set for a background response.
+   *
+   * @generated from field: omnigate.response.v1.BackgroundResponse background = 8;
+   */
+  background?: BackgroundResponse | undefined;
 };
 
 /**
@@ -73,6 +85,103 @@ export type StoredResponse = Message<"omnigate.response.v1.StoredResponse"> & {
  */
 export const StoredResponseSchema: GenMessage<StoredResponse> = /*@__PURE__*/
   messageDesc(file_omnigate_response_v1_response, 0);
+
+/**
+ * The generation of a background response, as the core tracks it.
+ *
+ * @generated from message omnigate.response.v1.BackgroundResponse
+ */
+export type BackgroundResponse = Message<"omnigate.response.v1.BackgroundResponse"> & {
+  /**
+   * @generated from field: omnigate.response.v1.BackgroundResponse.State state = 1;
+   */
+  state: BackgroundResponse_State;
+
+  /**
+   * The facade's opaque state for rendering the events, as it was created with.
+   *
+   * @generated from field: google.protobuf.Struct render = 2;
+   */
+  render?: JsonObject | undefined;
+
+  /**
+   * STATE_FAILED: the failure (a ConnectError's code, message and detail).
+   *
+   * @generated from field: int32 error_code = 3;
+   */
+  errorCode: number;
+
+  /**
+   * @generated from field: string error_message = 4;
+   */
+  errorMessage: string;
+
+  /**
+   * @generated from field: omnigate.common.v1.ErrorDetail error_detail = 5;
+   */
+  errorDetail?: ErrorDetail | undefined;
+
+  /**
+   * When it finished (unset while it runs).
+   *
+   * @generated from field: google.protobuf.Timestamp finish_time = 6;
+   */
+  finishTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message omnigate.response.v1.BackgroundResponse.
+ * Use `create(BackgroundResponseSchema)` to create a new message.
+ */
+export const BackgroundResponseSchema: GenMessage<BackgroundResponse> = /*@__PURE__*/
+  messageDesc(file_omnigate_response_v1_response, 1);
+
+/**
+ * @generated from enum omnigate.response.v1.BackgroundResponse.State
+ */
+export enum BackgroundResponse_State {
+  /**
+   * @generated from enum value: STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Waiting for a slot of the task runner.
+   *
+   * @generated from enum value: STATE_QUEUED = 1;
+   */
+  QUEUED = 1,
+
+  /**
+   * @generated from enum value: STATE_IN_PROGRESS = 2;
+   */
+  IN_PROGRESS = 2,
+
+  /**
+   * The neutral stream ended normally (how the answer ended is in its events).
+   *
+   * @generated from enum value: STATE_SUCCEEDED = 3;
+   */
+  SUCCEEDED = 3,
+
+  /**
+   * The chat call failed: see `error`.
+   *
+   * @generated from enum value: STATE_FAILED = 4;
+   */
+  FAILED = 4,
+
+  /**
+   * @generated from enum value: STATE_CANCELLED = 5;
+   */
+  CANCELLED = 5,
+}
+
+/**
+ * Describes the enum omnigate.response.v1.BackgroundResponse.State.
+ */
+export const BackgroundResponse_StateSchema: GenEnum<BackgroundResponse_State> = /*@__PURE__*/
+  enumDesc(file_omnigate_response_v1_response, 1, 0);
 
 /**
  * @generated from message omnigate.response.v1.SaveResponseRequest
@@ -136,6 +245,14 @@ export type SaveResponseRequest = Message<"omnigate.response.v1.SaveResponseRequ
    * @generated from field: repeated google.protobuf.Struct output = 8;
    */
   output: JsonObject[];
+
+  /**
+   * Keep the input items the caller's response of this id was stored with
+   * (`input` is then ignored): a background response saved finished.
+   *
+   * @generated from field: bool keep_input = 9;
+   */
+  keepInput: boolean;
 };
 
 /**
@@ -143,7 +260,7 @@ export type SaveResponseRequest = Message<"omnigate.response.v1.SaveResponseRequ
  * Use `create(SaveResponseRequestSchema)` to create a new message.
  */
 export const SaveResponseRequestSchema: GenMessage<SaveResponseRequest> = /*@__PURE__*/
-  messageDesc(file_omnigate_response_v1_response, 1);
+  messageDesc(file_omnigate_response_v1_response, 2);
 
 /**
  * @generated from message omnigate.response.v1.SaveResponseResponse
@@ -160,7 +277,7 @@ export type SaveResponseResponse = Message<"omnigate.response.v1.SaveResponseRes
  * Use `create(SaveResponseResponseSchema)` to create a new message.
  */
 export const SaveResponseResponseSchema: GenMessage<SaveResponseResponse> = /*@__PURE__*/
-  messageDesc(file_omnigate_response_v1_response, 2);
+  messageDesc(file_omnigate_response_v1_response, 3);
 
 /**
  * @generated from message omnigate.response.v1.GetResponseRequest
@@ -177,7 +294,7 @@ export type GetResponseRequest = Message<"omnigate.response.v1.GetResponseReques
  * Use `create(GetResponseRequestSchema)` to create a new message.
  */
 export const GetResponseRequestSchema: GenMessage<GetResponseRequest> = /*@__PURE__*/
-  messageDesc(file_omnigate_response_v1_response, 3);
+  messageDesc(file_omnigate_response_v1_response, 4);
 
 /**
  * @generated from message omnigate.response.v1.GetResponseResponse
@@ -194,7 +311,7 @@ export type GetResponseResponse = Message<"omnigate.response.v1.GetResponseRespo
  * Use `create(GetResponseResponseSchema)` to create a new message.
  */
 export const GetResponseResponseSchema: GenMessage<GetResponseResponse> = /*@__PURE__*/
-  messageDesc(file_omnigate_response_v1_response, 4);
+  messageDesc(file_omnigate_response_v1_response, 5);
 
 /**
  * @generated from message omnigate.response.v1.DeleteResponseRequest
@@ -211,7 +328,7 @@ export type DeleteResponseRequest = Message<"omnigate.response.v1.DeleteResponse
  * Use `create(DeleteResponseRequestSchema)` to create a new message.
  */
 export const DeleteResponseRequestSchema: GenMessage<DeleteResponseRequest> = /*@__PURE__*/
-  messageDesc(file_omnigate_response_v1_response, 5);
+  messageDesc(file_omnigate_response_v1_response, 6);
 
 /**
  * @generated from message omnigate.response.v1.DeleteResponseResponse
@@ -228,7 +345,7 @@ export type DeleteResponseResponse = Message<"omnigate.response.v1.DeleteRespons
  * Use `create(DeleteResponseResponseSchema)` to create a new message.
  */
 export const DeleteResponseResponseSchema: GenMessage<DeleteResponseResponse> = /*@__PURE__*/
-  messageDesc(file_omnigate_response_v1_response, 6);
+  messageDesc(file_omnigate_response_v1_response, 7);
 
 /**
  * @generated from message omnigate.response.v1.ListInputItemsRequest
@@ -266,7 +383,7 @@ export type ListInputItemsRequest = Message<"omnigate.response.v1.ListInputItems
  * Use `create(ListInputItemsRequestSchema)` to create a new message.
  */
 export const ListInputItemsRequestSchema: GenMessage<ListInputItemsRequest> = /*@__PURE__*/
-  messageDesc(file_omnigate_response_v1_response, 7);
+  messageDesc(file_omnigate_response_v1_response, 8);
 
 /**
  * The order items are listed in.
@@ -300,7 +417,7 @@ export enum ListInputItemsRequest_Order {
  * Describes the enum omnigate.response.v1.ListInputItemsRequest.Order.
  */
 export const ListInputItemsRequest_OrderSchema: GenEnum<ListInputItemsRequest_Order> = /*@__PURE__*/
-  enumDesc(file_omnigate_response_v1_response, 7, 0);
+  enumDesc(file_omnigate_response_v1_response, 8, 0);
 
 /**
  * @generated from message omnigate.response.v1.ListInputItemsResponse
@@ -338,7 +455,167 @@ export type ListInputItemsResponse = Message<"omnigate.response.v1.ListInputItem
  * Use `create(ListInputItemsResponseSchema)` to create a new message.
  */
 export const ListInputItemsResponseSchema: GenMessage<ListInputItemsResponse> = /*@__PURE__*/
-  messageDesc(file_omnigate_response_v1_response, 8);
+  messageDesc(file_omnigate_response_v1_response, 9);
+
+/**
+ * @generated from message omnigate.response.v1.CreateBackgroundResponseRequest
+ */
+export type CreateBackgroundResponseRequest = Message<"omnigate.response.v1.CreateBackgroundResponseRequest"> & {
+  /**
+   * The queued Response object, its input items and previous response, as
+   * SaveResponse takes them (the status "queued").
+   *
+   * @generated from field: omnigate.response.v1.SaveResponseRequest response = 1;
+   */
+  response?: SaveResponseRequest | undefined;
+
+  /**
+   * The neutral chat call to run.
+   *
+   * @generated from field: omnigate.chat.v1.StreamGenerateRequest request = 2;
+   */
+  request?: StreamGenerateRequest | undefined;
+
+  /**
+   * The facade's opaque state for rendering the events (returned with them).
+   *
+   * @generated from field: google.protobuf.Struct render = 3;
+   */
+  render?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message omnigate.response.v1.CreateBackgroundResponseRequest.
+ * Use `create(CreateBackgroundResponseRequestSchema)` to create a new message.
+ */
+export const CreateBackgroundResponseRequestSchema: GenMessage<CreateBackgroundResponseRequest> = /*@__PURE__*/
+  messageDesc(file_omnigate_response_v1_response, 10);
+
+/**
+ * @generated from message omnigate.response.v1.CreateBackgroundResponseResponse
+ */
+export type CreateBackgroundResponseResponse = Message<"omnigate.response.v1.CreateBackgroundResponseResponse"> & {
+  /**
+   * @generated from field: omnigate.response.v1.StoredResponse response = 1;
+   */
+  response?: StoredResponse | undefined;
+};
+
+/**
+ * Describes the message omnigate.response.v1.CreateBackgroundResponseResponse.
+ * Use `create(CreateBackgroundResponseResponseSchema)` to create a new message.
+ */
+export const CreateBackgroundResponseResponseSchema: GenMessage<CreateBackgroundResponseResponse> = /*@__PURE__*/
+  messageDesc(file_omnigate_response_v1_response, 11);
+
+/**
+ * @generated from message omnigate.response.v1.WatchBackgroundResponseRequest
+ */
+export type WatchBackgroundResponseRequest = Message<"omnigate.response.v1.WatchBackgroundResponseRequest"> & {
+  /**
+   * The background response's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The index of the first event to send (0: from the first).
+   *
+   * @generated from field: int64 start_index = 2;
+   */
+  startIndex: bigint;
+};
+
+/**
+ * Describes the message omnigate.response.v1.WatchBackgroundResponseRequest.
+ * Use `create(WatchBackgroundResponseRequestSchema)` to create a new message.
+ */
+export const WatchBackgroundResponseRequestSchema: GenMessage<WatchBackgroundResponseRequest> = /*@__PURE__*/
+  messageDesc(file_omnigate_response_v1_response, 12);
+
+/**
+ * @generated from message omnigate.response.v1.WatchBackgroundResponseResponse
+ */
+export type WatchBackgroundResponseResponse = Message<"omnigate.response.v1.WatchBackgroundResponseResponse"> & {
+  /**
+   * @generated from oneof omnigate.response.v1.WatchBackgroundResponseResponse.item
+   */
+  item: {
+    /**
+     * The first message: the state when the watch began, with the render state.
+     *
+     * @generated from field: omnigate.response.v1.BackgroundResponse background = 4;
+     */
+    value: BackgroundResponse;
+    case: "background";
+  } | {
+    /**
+     * One neutral event of the chat stream (keep-alive pings are not kept).
+     *
+     * @generated from field: omnigate.chat.v1.StreamGenerateResponse event = 1;
+     */
+    value: StreamGenerateResponse;
+    case: "event";
+  } | {
+    /**
+     * The last message: how the generation ended. A watch that ends without
+     * one (an error) may be started again from the next index.
+     *
+     * @generated from field: omnigate.response.v1.BackgroundResponse end = 2;
+     */
+    value: BackgroundResponse;
+    case: "end";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * The event's index, counting from 0 (for `end`: the number of events).
+   *
+   * @generated from field: int64 index = 3;
+   */
+  index: bigint;
+};
+
+/**
+ * Describes the message omnigate.response.v1.WatchBackgroundResponseResponse.
+ * Use `create(WatchBackgroundResponseResponseSchema)` to create a new message.
+ */
+export const WatchBackgroundResponseResponseSchema: GenMessage<WatchBackgroundResponseResponse> = /*@__PURE__*/
+  messageDesc(file_omnigate_response_v1_response, 13);
+
+/**
+ * @generated from message omnigate.response.v1.CancelBackgroundResponseRequest
+ */
+export type CancelBackgroundResponseRequest = Message<"omnigate.response.v1.CancelBackgroundResponseRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message omnigate.response.v1.CancelBackgroundResponseRequest.
+ * Use `create(CancelBackgroundResponseRequestSchema)` to create a new message.
+ */
+export const CancelBackgroundResponseRequestSchema: GenMessage<CancelBackgroundResponseRequest> = /*@__PURE__*/
+  messageDesc(file_omnigate_response_v1_response, 14);
+
+/**
+ * @generated from message omnigate.response.v1.CancelBackgroundResponseResponse
+ */
+export type CancelBackgroundResponseResponse = Message<"omnigate.response.v1.CancelBackgroundResponseResponse"> & {
+  /**
+   * @generated from field: omnigate.response.v1.StoredResponse response = 1;
+   */
+  response?: StoredResponse | undefined;
+};
+
+/**
+ * Describes the message omnigate.response.v1.CancelBackgroundResponseResponse.
+ * Use `create(CancelBackgroundResponseResponseSchema)` to create a new message.
+ */
+export const CancelBackgroundResponseResponseSchema: GenMessage<CancelBackgroundResponseResponse> = /*@__PURE__*/
+  messageDesc(file_omnigate_response_v1_response, 15);
 
 /**
  * @generated from message omnigate.response.v1.GetContextRequest
@@ -357,7 +634,7 @@ export type GetContextRequest = Message<"omnigate.response.v1.GetContextRequest"
  * Use `create(GetContextRequestSchema)` to create a new message.
  */
 export const GetContextRequestSchema: GenMessage<GetContextRequest> = /*@__PURE__*/
-  messageDesc(file_omnigate_response_v1_response, 9);
+  messageDesc(file_omnigate_response_v1_response, 16);
 
 /**
  * @generated from message omnigate.response.v1.GetContextResponse
@@ -385,7 +662,7 @@ export type GetContextResponse = Message<"omnigate.response.v1.GetContextRespons
  * Use `create(GetContextResponseSchema)` to create a new message.
  */
 export const GetContextResponseSchema: GenMessage<GetContextResponse> = /*@__PURE__*/
-  messageDesc(file_omnigate_response_v1_response, 10);
+  messageDesc(file_omnigate_response_v1_response, 17);
 
 /**
  * StoredResponseService keeps the responses the OpenAI Responses facade
@@ -401,6 +678,15 @@ export const GetContextResponseSchema: GenMessage<GetContextResponse> = /*@__PUR
  * A stored response belongs to the API key that saved it: for any other key
  * (admin keys included) it does not exist. It expires after the gateway's
  * retention (responses.retentionDays), and is then NotFound.
+ *
+ * A background response (`background: true`) is stored queued at once and
+ * generated by a durable task of the shared task runner (kind
+ * "background-response", the response's id): the neutral chat stream runs on
+ * the owner's behalf through the call pipeline, so it is admitted, metered
+ * and charged like a foreground call of the facade's format. Its neutral
+ * events are kept (in memory while it runs, then with its task) so that a
+ * reader can replay them from any index and follow the live ones; rendering
+ * them is the facade's.
  *
  * @generated from service omnigate.response.v1.StoredResponseService
  */
@@ -453,6 +739,39 @@ export const StoredResponseService: GenService<{
     methodKind: "unary";
     input: typeof GetContextRequestSchema;
     output: typeof GetContextResponseSchema;
+  },
+  /**
+   * Stores a response queued and starts generating it in the background.
+   *
+   * @generated from rpc omnigate.response.v1.StoredResponseService.CreateBackgroundResponse
+   */
+  createBackgroundResponse: {
+    methodKind: "unary";
+    input: typeof CreateBackgroundResponseRequestSchema;
+    output: typeof CreateBackgroundResponseResponseSchema;
+  },
+  /**
+   * The neutral events of the caller's background response from an index on,
+   * the live ones as they come, then its end. Each reader gets every event.
+   *
+   * @generated from rpc omnigate.response.v1.StoredResponseService.WatchBackgroundResponse
+   */
+  watchBackgroundResponse: {
+    methodKind: "server_streaming";
+    input: typeof WatchBackgroundResponseRequestSchema;
+    output: typeof WatchBackgroundResponseResponseSchema;
+  },
+  /**
+   * Stops a queued or running background response: its task is cancelled,
+   * its chat call aborted (the call settles for what it used). A finished one
+   * is left as it is (FailedPrecondition, reason response_finished).
+   *
+   * @generated from rpc omnigate.response.v1.StoredResponseService.CancelBackgroundResponse
+   */
+  cancelBackgroundResponse: {
+    methodKind: "unary";
+    input: typeof CancelBackgroundResponseRequestSchema;
+    output: typeof CancelBackgroundResponseResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_omnigate_response_v1_response, 0);
