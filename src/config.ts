@@ -109,8 +109,11 @@ export const channelSchema = z
     retries: positiveInt.optional(),
     /** Per-channel override of upstream.cooldownMs. */
     cooldownMs: positiveInt.optional(),
+    /** Which API an openai channel's chat speaks: "chat" (Chat Completions, the default) or "responses" ({baseUrl}/responses). */
+    api: z.enum(["chat", "responses"]).optional(),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.api === undefined || c.provider === "openai", { path: ["api"], message: 'only an openai channel has an api ("chat" or "responses")' });
 
 /**
  * How chat requests reach upstream channels: timeouts, retry with backoff,

@@ -133,3 +133,12 @@ t.test("connection caps and timeouts: defaults, environment, file", async (t) =>
     [1_000, 51, 1_000, 1, 1_000],
   );
 });
+
+t.test("an openai channel's api: chat by default, responses on request, only on openai channels", async (t) => {
+  const channels = (extra: object) => JSON.stringify([{ name: "a", provider: "openai", baseUrl: "http://up.example/v1", models: ["gpt-5*"], ...extra }]);
+  t.equal(loadConfig({ OMNIGATE_CHANNELS: channels({}) }).channels[0]!.api, undefined);
+  t.equal(loadConfig({ OMNIGATE_CHANNELS: channels({ api: "responses" }) }).channels[0]!.api, "responses");
+  t.equal(loadConfig({ OMNIGATE_CHANNELS: channels({ api: "chat" }) }).channels[0]!.api, "chat");
+  t.throws(() => loadConfig({ OMNIGATE_CHANNELS: channels({ api: "graphql" }) }), { name: "ConfigError", message: /channels\.0\.api/ });
+  t.throws(() => loadConfig({ OMNIGATE_CHANNELS: channels({ provider: "gemini", api: "responses" }) }), { name: "ConfigError", message: /channels\.0\.api: only an openai channel/ });
+});

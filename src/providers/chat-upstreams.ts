@@ -9,6 +9,7 @@ import { geminiChatProvider } from "./gemini/provider.js";
 import { geminiHeaders } from "./gemini/client.js";
 import { openaiChatProvider } from "./openai/provider.js";
 import { openaiHeaders } from "./openai/client.js";
+import { openaiResponsesProvider } from "./openai-responses/provider.js";
 import type { UpstreamLogger } from "./shared/log.js";
 import type { UpstreamPools } from "./shared/pools.js";
 import type { Upstream } from "./shared/http.js";
@@ -41,7 +42,8 @@ export function chatChannels(channels: ChannelConfig[], up: UpstreamConfig, pool
     .filter((c): c is ChatChannelConfig => isChatVendor(c))
     .map((c) => {
       const u = channelUpstream(c, up, pools, log);
-      const provider = c.provider === "anthropic" ? anthropicChatProvider(u) : c.provider === "gemini" ? geminiChatProvider(u) : openaiChatProvider(u);
+      const provider =
+        c.provider === "anthropic" ? anthropicChatProvider(u) : c.provider === "gemini" ? geminiChatProvider(u) : c.api === "responses" ? openaiResponsesProvider(u) : openaiChatProvider(u);
       return { config: c, provider };
     });
 }
