@@ -7,6 +7,7 @@
 // and other message fields (vendor_extras.openai of a text part), a call of a
 // newer tool type (a whole tool call), system_fingerprint and service_tier.
 // A call with free-text input (ToolCall.input) is a custom tool's call.
+import { isResponsesItem } from "../../core/chat/openai-hosted.js";
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { isWholeBlock } from "../../core/json-fields.js";
@@ -112,7 +113,7 @@ export function messageFieldsOf(p: Part): JsonObject | undefined {
 /** A whole OpenAI tool call carried by a part with no kind (a call of a newer tool type). */
 export function wholeToolCall(p: Part): JsonObject | undefined {
   const x = p.kind.case === undefined ? openaiOf(p) : undefined;
-  return x && isWholeBlock(x) && typeof x.id === "string" ? x : undefined;
+  return x && isWholeBlock(x) && typeof x.id === "string" && !isResponsesItem(x) ? x : undefined;
 }
 
 /** The text a part adds to `content` ("" for parts that add none). */

@@ -12,6 +12,7 @@
 // and each web search (a `web_search_call`, whole, with its three search
 // events in a stream) is an item of its own. Parts of no such kind are left
 // out without ending a group. Pure.
+import { isResponsesItem } from "../../core/chat/openai-hosted.js";
 import { clone, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { isWholeBlock } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
@@ -32,7 +33,7 @@ type CallItem = { id: string; type: "function_call" | "custom_tool_call"; status
 export type OutputItem = MessageItem | ReasoningItem | CallItem | JsonObject;
 
 /** Where a part goes in the output. */
-export type Group = "reasoning" | "message" | "call" | "image" | "search" | "skip";
+export type Group = "reasoning" | "message" | "call" | "image" | "search" | "hosted" | "skip";
 
 const VENDOR = "openai";
 
@@ -51,6 +52,10 @@ export function groupOf(p: Part): Group {
       return "search";
     case "media":
       return p.kind.value.source.case === "data" && p.kind.value.mimeType.startsWith("image/") ? "image" : "skip";
+    case undefined: {
+      const x = p.vendorExtras[VENDOR];
+      return x && isResponsesItem(x) && x.type !== "compaction" ? "hosted" : "skip";
+    }
     default:
       return "skip";
   }
@@ -140,12 +145,13 @@ export class OutputAssembler {
       if (g === "message" && !st.refusal) this.compactText += partText(p);
       return;
     }
-    if (g === "call" || g === "image" || g === "search" || g !== this.group?.kind) this.closeGroup(false);
+    if (g === "call" || g === "image" || g === "search" || g === "hosted" || g !== this.group?.kind) this.closeGroup(false);
     if (g === "reasoning") this.startThinking(st, p);
     else if (g === "message") this.text(st, partText(p));
     else if (g === "call" && p.kind.case === "toolCall") this.startCall(st, p.kind.value);
     else if (g === "image" && p.kind.case === "media" && p.kind.value.source.case === "data") this.image(Buffer.from(p.kind.value.source.value).toString("base64"));
     else if (g === "search" && p.kind.case === "webSearchCall") this.search(p.kind.value);
+    else if (g === "hosted") this.hosted(p.vendorExtras[VENDOR]!);
   }
 
   delta(index: number, d: PartDelta["delta"]): void {
@@ -393,6 +399,14 @@ export class OutputAssembler {
   }
 
   /** An image the model made: one image_generation_call item, whole. */
+  /** A hosted tool's item an OpenAI Responses channel made (code_interpreter_call, mcp_call, ...): as it came, whole. */
+  private hosted(item: JsonObject): void {
+    const index = this.output.length;
+    this.output.push(item as OutputItem);
+    this.emit("response.output_item.added", { output_index: index, item });
+    this.emit("response.output_item.done", { output_index: index, item });
+  }
+
   private image(base64: string): void {
     const index = this.output.length;
     const id = itemId("ig", this.meta.id, index);

@@ -6,29 +6,17 @@
 // tools: web_search (any version) is the neutral WebSearchTool (Codex
 // declares it every turn; upstreams without a search leave it out);
 // tool_search is left out (Codex runs its own tool search; no upstream has a
-// neutral form of it); the ones no upstream behind the gateway can run are
-// refused, with `tools[i].type`; a type newer than the gateway is left out.
+// neutral form of it); the ones OpenAI runs (file_search, code_interpreter,
+// mcp, ...) go as sent to an OpenAI Responses channel and are refused by any
+// other upstream; a type newer than the gateway is left out.
 import type { JsonObject } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import { ToolChoiceMode, ToolSchema, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { HOSTED_TOOLS } from "../../core/chat/openai-hosted.js";
 import { WEB_SEARCH_NAME } from "../../core/chat/web-search.js";
-import { bad, VENDOR } from "./contents.js";
+import { VENDOR } from "./contents.js";
 import type { ToolName } from "./meta.js";
 import type * as wire from "./wire.js";
-
-/** Hosted tools OpenAI runs on its side, which no upstream of the gateway runs: refused rather than silently missing. */
-export const REFUSED_TOOLS: ReadonlySet<string> = new Set([
-  "file_search",
-  "code_interpreter",
-  "image_generation",
-  "computer",
-  "computer_use",
-  "computer_use_preview",
-  "mcp",
-  "local_shell",
-  "shell",
-  "apply_patch",
-]);
 
 /** OpenAI's web search tool types (and those of its tool_choice), every version: the neutral WebSearchTool. */
 export const WEB_SEARCH: ReadonlySet<string> = new Set(["web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11"]);
@@ -77,6 +65,13 @@ function addWebSearch(out: ToolsOut, t: Record<string, unknown>, at: string): vo
   out.origins.push(at);
 }
 
+/** A tool OpenAI runs (file_search, code_interpreter, ...): as sent, for an OpenAI Responses channel; other upstreams refuse it. */
+function addHosted(out: ToolsOut, t: Record<string, unknown>, at: string): void {
+  const { type, ...config } = t;
+  out.tools.push(create(ToolSchema, { kind: { case: "vendor", value: { type: String(type), vendor: VENDOR, config: config as JsonObject } } }));
+  out.origins.push(at);
+}
+
 /** Whether the client declared a web search. */
 export const hasWebSearchTool = (out: ToolsOut): boolean => out.tools.some((t) => t.kind.case === "webSearch");
 
@@ -102,7 +97,7 @@ export function addTools(out: ToolsOut, tools: wire.Tool[], at: string): void {
     }
     if (t.type === "function" || t.type === "custom") return addMember(out, t as wire.MemberTool, path);
     if (WEB_SEARCH.has(t.type)) return addWebSearch(out, t as Record<string, unknown>, path);
-    if (REFUSED_TOOLS.has(t.type)) throw bad(`The ${t.type} tool is not supported by this gateway.`, `${path}.type`);
+    if (HOSTED_TOOLS.has(t.type)) return addHosted(out, t as Record<string, unknown>, path);
     // tool_search and newer kinds: left out (see above).
   });
 }

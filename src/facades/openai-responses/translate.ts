@@ -18,6 +18,7 @@
 // neutral one cannot say), in Chat Completions' shape: that channel speaks
 // Chat Completions. Responses fields with no Chat Completions equivalent are
 // not forwarded (store, include, truncation, client_metadata, ...).
+import { isResponsesItem } from "../../core/chat/openai-hosted.js";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { invalidArgument } from "../../core/errors.js";
 import { create } from "../../core/proto/create.js";
@@ -233,7 +234,8 @@ function toCoreItems(r: wire.ResponsesRequest, sealer: Sealer, tools: ToolsOut):
         // A search the upstream ran: its results are not this item's to give back (Anthropic's are encrypted), and the answer that used them follows.
         return;
       default:
-        // Hosted tools' calls and outputs, newer kinds: nothing an upstream of the gateway can take.
+        // A hosted tool's call or output (an OpenAI Responses channel's): whole, for such a channel; other upstreams leave it out. Newer kinds: left out.
+        if (isResponsesItem(item as JsonObject)) toAssistant([create(PartSchema, { vendorExtras: { [VENDOR]: item as JsonObject } })], [at], at);
         return;
     }
   });

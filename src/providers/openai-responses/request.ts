@@ -10,6 +10,7 @@
 // laid over the body in Responses' shape, the others are left out.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type ChatInput, type Media, type Part, type Tool, type WebSearchTool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { isResponsesItem } from "../../core/chat/openai-hosted.js";
 import { isWholeBlock, overlayFields } from "../../core/json-fields.js";
 import { hasWebSearch, WEB_SEARCH_NAME } from "../../core/chat/web-search.js";
 import { jsonOutputOf, type JsonOutput } from "../shared/json-output.js";
@@ -80,16 +81,6 @@ const isObject = (v: JsonValue | undefined): v is JsonObject => typeof v === "ob
 
 /** A call id the Responses API takes (OpenAI's and Anthropic's pass as they are). */
 export const responsesCallId = (id: string): string => safeToolId(id, "call_");
-
-/**
- * Whether OpenAI extras with a `type` are a whole Responses item (a hosted
- * tool's call or output, a compaction) rather than a Chat Completions content
- * part or tool call a Chat client sent, which this wire cannot take.
- */
-export function isResponsesItem(x: JsonObject): boolean {
-  const t = x.type;
-  return typeof t === "string" && (/_call(_output)?$/.test(t) || t.startsWith("mcp_") || t === "compaction" || t === "tool_search_output");
-}
 
 /** The whole Responses item a part carries (no kind, or a web search call OpenAI made). */
 export function wholeItem(p: Part): JsonObject | undefined {

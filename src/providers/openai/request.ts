@@ -16,6 +16,7 @@
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type ChatInput, type Part, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { HOSTED_TOOLS, isResponsesItem } from "../../core/chat/openai-hosted.js";
 import { isWholeBlock, overlayFields } from "../../core/json-fields.js";
 import { jsonOutputOf, type JsonOutput } from "../shared/json-output.js";
 import { enforceableSafetyIndex, IMAGE_TYPES, mediaBase64, mediaDataUrl, mediaText, refuseForeignExtras, toolResultText } from "../shared/parts.js";
@@ -59,7 +60,7 @@ function withOwn<T extends object>(built: T, own: JsonObject | undefined): T {
 /** A whole tool call a Chat Completions client sent (of a newer type): a part with no kind whose block has an id. */
 const wholeToolCall = (p: Part): JsonObject | undefined => {
   const x = p.kind.case === undefined ? ownOf(p) : undefined;
-  return x && isWholeBlock(x) && typeof x.id === "string" ? x : undefined;
+  return x && isWholeBlock(x) && typeof x.id === "string" && !isResponsesItem(x) ? x : undefined;
 };
 
 function mediaContent(p: Part, field: string): wire.ContentPart {
@@ -78,7 +79,8 @@ function userContent(p: Part, field: string): wire.ContentPart[] {
   const k = p.kind;
   const own = ownOf(p);
   // A content part the gateway does not know (or stands in for), as the client sent it.
-  if (own && isWholeBlock(own)) return k.case === undefined || k.case === "text" ? [own as wire.ContentPart] : [];
+  // A hosted tool's Responses item has no form here.
+  if (own && isWholeBlock(own)) return (k.case === undefined || k.case === "text") && !isResponsesItem(own) ? [own as wire.ContentPart] : [];
   if (k.case === "text") return k.value.text || own ? [withOwn({ type: "text", text: k.value.text }, own)] : [];
   if (k.case !== "media") return [];
   return [withOwn(mediaContent(p, field), own)];
@@ -139,7 +141,7 @@ function assistantMessage(parts: Part[], ti: number, own: JsonObject | undefined
     } else if (k.case === "toolCall") {
       calls.push(withOwn({ id: openaiToolId(k.value.id), type: "function", function: { name: k.value.name, arguments: JSON.stringify(k.value.arguments ?? {}) } }, x));
     } else if (k.case === "media") throw refuse(`turns[${ti}].parts[${pi}].media`, "media in an assistant turn");
-    else if (k.case === undefined && x && isWholeBlock(x)) {
+    else if (k.case === undefined && x && isWholeBlock(x) && !isResponsesItem(x)) {
       plain = false;
       content.push(x as wire.ContentPart);
     } else {
@@ -248,6 +250,8 @@ function toTool(t: Tool, i: number): wire.Tool {
   }
   if (k.case === "codeExecution") throw refuse(`tools[${i}].code_execution`, "the code execution tool");
   // A Chat Completions client's tool of a type the gateway does not know: as it was sent.
+  // OpenAI's hosted tools run on the Responses API only (an api: responses channel).
+  if (k.case === "vendor" && k.value.vendor === VENDOR && HOSTED_TOOLS.has(k.value.type)) throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
   if (k.case === "vendor" && k.value.vendor === VENDOR) return { ...(k.value.config ?? {}), type: k.value.type } as unknown as wire.Tool;
   if (k.case === "vendor") throw refuse(`tools[${i}]`, `the ${k.value.type} tool`);
   throw refuse(`tools[${i}]`, "an empty tool");

@@ -267,3 +267,12 @@ t.test("another vendor's citations with a url become url_citation annotations ov
   t.same(m.annotations, [{ type: "url_citation", url_citation: { start_index: 6, end_index: 21, title: "A", url: "https://example.com/a" } }], "a document location has no url: left out");
   t.equal(m.content!.slice(6, 21), "the sky is blue");
 });
+
+t.test("a hosted tool's Responses item is no tool call; a Chat client's own whole call is", async (t) => {
+  const hosted = { vendorExtras: { openai: { id: "ci_1", type: "code_interpreter_call", code: "print(4)" } } };
+  const future = { vendorExtras: { openai: { id: "call_9", type: "future", future: { x: 1 } } } };
+  const out = fromCoreCompletion(resp({ candidates: [{ index: 0, parts: [hosted, future, text("4")], finishReason: FinishReason.STOP }] } as Init), opts);
+  const message = (out.choices[0] as { message: { tool_calls?: unknown[]; content: string } }).message;
+  t.same(message.tool_calls, [{ id: "call_9", type: "future", future: { x: 1 } }]);
+  t.equal(message.content, "4");
+});

@@ -151,7 +151,10 @@ t.test("validation errors name the field as OpenAI does", async (t) => {
       },
       { message: "No tool call found for function call output with call_id call_1.", param: "input" },
     ],
-    [{ model: "m", input: "x", tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] }, { param: "tools[0].type" }],
+    [
+      { model: "m", input: "x", tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] },
+      { message: /the file_search tool is not supported when the model is served by a local upstream/, param: "tools[0]", code: "unsupported_parameter" },
+    ],
     [
       { model: "m", input: "x", background: true, store: false },
       { message: "Background mode requires store=true.", param: "store" },

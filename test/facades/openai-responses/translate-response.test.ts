@@ -316,3 +316,13 @@ t.test("web searches: a web_search_call item each, in their place", async (t) =>
   ]);
   t.match(id("ws", 0), /^ws_/);
 });
+
+t.test("a hosted tool's item an OpenAI Responses channel made: whole, in its place", async (t) => {
+  const item = { id: "ci_1", type: "code_interpreter_call", status: "completed", code: "print(4)", container_id: "c", outputs: null };
+  const r = fromCoreResponse(answer([{ vendorExtras: { openai: item } }, text("4")]), meta(), 1);
+  const out = r.output as Array<Record<string, unknown>>;
+  t.same(out[0], item);
+  t.match(out[1], { type: "message", content: [{ text: "4" }] });
+  const chatBlock = fromCoreResponse(answer([{ vendorExtras: { openai: { type: "future_part", x: 1 } } }, text("4")]), meta(), 1);
+  t.equal((chatBlock.output as unknown[]).length, 1, "another whole block (a Chat content part) is not an item");
+});

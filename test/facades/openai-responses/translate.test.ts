@@ -382,18 +382,19 @@ t.test("tools: functions, custom, namespaces flattened, additional_tools, hosted
   t.equal(c.clientField("tools[2].function.parameters"), "tools[2].tools[0].parameters");
   t.equal(c.clientField("tools[4]"), "tools[4]", "the web search, where the client declared it");
   t.equal(c.clientField("tools[5].custom.format.definition"), "input[0].tools[0].tools[0].format.definition");
-  for (const [i, type] of ["file_search", "code_interpreter", "image_generation", "computer_use_preview", "mcp", "local_shell", "shell", "apply_patch"].entries()) {
-    t.same(refusal(t, { input: "x", tools: [FN, { type }] }), { message: `The ${type} tool is not supported by this gateway.`, reason: "invalid_value", field: "tools[1].type" }, `${type} (${i})`);
+  // OpenAI's hosted tools: as sent, for an OpenAI Responses channel (the others refuse them).
+  for (const type of ["file_search", "code_interpreter", "image_generation", "computer_use_preview", "mcp", "local_shell", "shell", "apply_patch"]) {
+    const hosted = core({ input: "x", tools: [FN, { type, server_label: "s", container: { type: "auto" } }] });
+    t.match(hosted.input.tools[1]!.kind, { case: "vendor", value: { type, vendor: "openai", config: { server_label: "s", container: { type: "auto" } } } }, type);
+    t.equal(hosted.clientField("tools[1]"), "tools[1]");
   }
-  t.match(
-    refusal(t, {
-      input: [
-        { type: "additional_tools", tools: [{ type: "mcp", server_label: "x" }] },
-        { role: "user", content: "x" },
-      ],
-    }),
-    { field: "input[0].tools[0].type" },
-  );
+  const added = core({
+    input: [
+      { type: "additional_tools", tools: [{ type: "mcp", server_label: "x" }] },
+      { role: "user", content: "x" },
+    ],
+  });
+  t.equal(added.clientField("tools[0]"), "input[0].tools[0]", "an additional hosted tool is named where it was declared");
 });
 
 t.test("tool_choice in every form, and parallel_tool_calls", async (t) => {
@@ -594,4 +595,22 @@ t.test("a web_search_call item sent back is left out, never refused", async (t) 
   });
   t.same(input.turns.map(kinds), [["text"], ["text"], ["text"]]);
   t.equal(textOf(input.turns[1]!.parts[0]), "Sunny.");
+});
+
+t.test("a hosted tool's items sent back: whole, in the assistant's turn, for an OpenAI Responses channel", async (t) => {
+  const call = { id: "ci_1", type: "code_interpreter_call", status: "completed", code: "print(4)" };
+  const i = inputOf({ input: [{ role: "user", content: "2+2" }, call, { type: "mcp_list_tools", id: "mcpl_1", tools: [] }, { role: "user", content: "again" }, { type: "future_item", x: 1 }] });
+  t.same(
+    i.turns.map((x) => x.role),
+    [Role.USER, Role.ASSISTANT, Role.USER],
+  );
+  t.same(
+    i.turns[1]!.parts.map((p) => [p.kind.case, p.vendorExtras.openai?.type]),
+    [
+      [undefined, "code_interpreter_call"],
+      [undefined, "mcp_list_tools"],
+    ],
+  );
+  t.same(i.turns[1]!.parts[0]!.vendorExtras.openai, call);
+  t.equal(i.turns[2]!.parts.length, 1, "an item type the gateway does not know is left out");
 });

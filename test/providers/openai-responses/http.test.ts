@@ -18,6 +18,8 @@ const textAnswer = (text: string) => ({
   usage,
 });
 const toolAnswer = { ...wholeResponse, output: [reasoningItem, callItem] };
+/** A hosted tool's item, as OpenAI returns it: the gateway passes it whole. */
+const CODE_CALL = { id: "ci_01", type: "code_interpreter_call", status: "completed", code: "print(2+2)", container_id: "cntr_1", outputs: [{ type: "logs", logs: "4" }] };
 
 /** What the fake saw that was wrong about a request, if anything. */
 const problems: string[] = [];
@@ -34,6 +36,23 @@ const fake = await startFakeUpstream((req): Reply => {
   check(req);
   const input = req.body.input as { type?: string }[];
   const answered = input.some((i) => i.type === "function_call_output");
+  const tools = (req.body.tools ?? []) as { type: string }[];
+  if (tools.some((x) => x.type === "code_interpreter")) {
+    const output = [CODE_CALL, { ...textAnswer("The answer is 4.").output[0], id: "msg_ci" }];
+    if (!req.body.stream) return { json: { ...textAnswer(""), output } };
+    const done = { ...textAnswer(""), output };
+    return {
+      chunks: sseFrames([
+        { type: "response.created", sequence_number: 0, response: { ...done, status: "in_progress", output: [] } },
+        { type: "response.output_item.added", sequence_number: 1, output_index: 0, item: { ...CODE_CALL, status: "in_progress" } },
+        { type: "response.output_item.done", sequence_number: 2, output_index: 0, item: CODE_CALL },
+        { type: "response.output_item.added", sequence_number: 3, output_index: 1, item: { id: "msg_ci", type: "message", status: "in_progress", role: "assistant", content: [] } },
+        { type: "response.output_text.delta", sequence_number: 4, item_id: "msg_ci", output_index: 1, content_index: 0, delta: "The answer is 4." },
+        { type: "response.output_item.done", sequence_number: 5, output_index: 1, item: output[1] },
+        { type: "response.completed", sequence_number: 6, response: done },
+      ]),
+    };
+  }
   if (req.body.stream) return { chunks: sseFrames(streamEvents) };
   if (req.body.tools && !answered) return { json: toolAnswer };
   return { json: textAnswer(answered ? "18C in Paris." : "Hello from Responses.") };
@@ -194,5 +213,38 @@ t.test("/v1/responses streamed", async (t) => {
     ["reasoning", "message", "function_call"],
   );
   t.equal(done.response.usage.input_tokens_details.cached_tokens, 20);
+  allResponses(t);
+});
+
+t.test("/v1/responses: a hosted tool goes as sent, and its item comes back and goes back whole", async (t) => {
+  const tools = [{ type: "code_interpreter", container: { type: "auto" } }];
+  const first = await post("/v1/responses", { model: "gpt-5-codex", input: "2+2 in python", tools, store: false });
+  t.equal(first.status, 200, first.text);
+  t.same(fake.requests.at(-1)!.body.tools, tools, "the tool reached the upstream as the client sent it");
+  t.same(first.json.output[0], CODE_CALL, "the hosted item, whole");
+  t.equal(first.json.output[1].content[0].text, "The answer is 4.");
+
+  const streamed = await post("/v1/responses", { model: "gpt-5-codex", input: "2+2 in python", tools, store: false, stream: true });
+  const events = sseData(streamed.text);
+  t.same(
+    events.filter((e) => e.type === "response.output_item.done").map((e) => e.item.type),
+    ["code_interpreter_call", "message"],
+    "streamed: the hosted item is closed like the others",
+  );
+  t.same(events.find((e) => e.type === "response.completed").response.output[0], CODE_CALL);
+
+  const again = await post("/v1/responses", {
+    model: "gpt-5-codex",
+    tools,
+    store: false,
+    input: [{ role: "user", content: "2+2 in python" }, ...first.json.output, { role: "user", content: "and 3+3?" }],
+  });
+  t.equal(again.status, 200, again.text);
+  const sent = fake.requests.at(-1)!.body.input as { type?: string }[];
+  t.same(
+    sent.find((i) => i.type === "code_interpreter_call"),
+    CODE_CALL,
+    "the hosted item went back upstream whole",
+  );
   allResponses(t);
 });

@@ -298,3 +298,31 @@ t.test("web search: Chat Completions has none; a declared one is left out, a for
     t.same({ code: err.code, reason: errorDetail(err)?.reason, field: errorDetail(err)?.field }, { code: 3, reason: "unsupported_by_upstream", field: "tool_choice" });
   }
 });
+
+t.test("OpenAI's hosted tools and their Responses items: not on Chat Completions", async (t) => {
+  const hosted = { kind: { case: "vendor" as const, value: { type: "code_interpreter", vendor: "openai", config: { container: { type: "auto" } } } } };
+  const err = t.throws(() => toVendorRequest(input({ turns: [user("hi")], tools: [hosted] }), "gpt-up", compat)) as ConnectError;
+  t.same({ reason: errorDetail(err)?.reason, field: errorDetail(err)?.field }, { reason: "unsupported_by_upstream", field: "tools[0]" }, "a hosted tool is refused");
+  const chatTool = { kind: { case: "vendor" as const, value: { type: "future_tool", vendor: "openai", config: { x: 1 } } } };
+  t.same(toVendorRequest(input({ turns: [user("hi")], tools: [chatTool] }), "gpt-up", compat).body.tools, [{ x: 1, type: "future_tool" }], "a Chat client's tool of a newer type still goes as sent");
+  const item = { id: "ci_1", type: "code_interpreter_call", code: "print(1)" };
+  const body = toVendorRequest(
+    input({
+      turns: [
+        user("hi"),
+        { role: Role.ASSISTANT, parts: [{ vendorExtras: { openai: item } }, { kind: { case: "text", value: { text: "done" } } }] },
+        { role: Role.USER, parts: [{ vendorExtras: { openai: { type: "mcp_approval_response", approve: true } } }, { kind: { case: "text", value: { text: "more" } } }] },
+      ],
+    }),
+    "gpt-up",
+    compat,
+  ).body;
+  t.same(
+    body.messages.slice(1),
+    [
+      { role: "assistant", content: "done" },
+      { role: "user", content: "more" },
+    ],
+    "a Responses item is left out of either turn",
+  );
+});

@@ -82,6 +82,7 @@ import { planChat, type ChatPlan, type PlanOptions } from "./plan.js";
 import { splitTokens } from "../../../lib/tokenizer.js";
 import { countTokensResponse } from "../../shared/token-usage.js";
 import { unsupported } from "../../shared/http-errors.js";
+import { HOSTED_TOOLS } from "../../../core/chat/openai-hosted.js";
 import { forcesWebSearch } from "../../../core/chat/web-search.js";
 
 export const LOCAL_MODEL_VERSION = "omnigate-local-1";
@@ -107,6 +108,9 @@ export function localChatProvider(cfg: LocalChatOptions = {}): ChatProvider {
 
   const respond = (input: ChatInput): { resp: GenerateResponse; plan: ChatPlan } => {
     if (forcesWebSearch(input)) throw unsupported("local", "tool_choice", "a tool choice that forces web search");
+    // OpenAI's hosted tools run on OpenAI's side only: the engine cannot stand in for them.
+    const hosted = input.tools.findIndex((t) => t.kind.case === "vendor" && t.kind.value.vendor === "openai" && HOSTED_TOOLS.has(t.kind.value.type));
+    if (hosted >= 0) throw unsupported("local", `tools[${hosted}]`, `the ${(input.tools[hosted]!.kind.value as { type: string }).type} tool`);
     const plan = planChat(input, opts);
     if (plan.fault) throw plan.fault;
     const resp = create(GenerateResponseSchema, {
