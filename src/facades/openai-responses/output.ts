@@ -129,7 +129,7 @@ export class OutputAssembler {
 
   constructor(private readonly meta: ResponseMeta) {}
 
-  /** Records an event with the next sequence number (streams only). */
+  /** Records an event with the next sequence number (streams only: callers skip building the fields of a unary answer's). */
   emit(type: string, fields: JsonObject): void {
     this.events?.push({ type, sequence_number: this.seq++, ...fields });
   }
@@ -220,7 +220,7 @@ export class OutputAssembler {
       const id = itemId("rs", this.meta.id, index);
       g = this.group = { kind: "reasoning", index, item: { id, type: "reasoning", summary: [] }, parts: [] };
       this.output.push(g.item);
-      this.emit("response.output_item.added", { output_index: index, item: { id, type: "reasoning", summary: [] } });
+      if (this.events) this.emit("response.output_item.added", { output_index: index, item: { id, type: "reasoning", summary: [] } });
     }
     const sealed = clone(PartSchema, p);
     g.parts.push(sealed);
@@ -241,10 +241,10 @@ export class OutputAssembler {
       st.summary = { type: "summary_text", text: "" };
       st.summaryIndex = g.item.summary.length;
       g.item.summary.push(st.summary);
-      this.emit("response.reasoning_summary_part.added", { ...base, summary_index: st.summaryIndex, part: { type: "summary_text", text: "" } });
+      if (this.events) this.emit("response.reasoning_summary_part.added", { ...base, summary_index: st.summaryIndex, part: { type: "summary_text", text: "" } });
     }
     st.summary.text += d;
-    this.emit("response.reasoning_summary_text.delta", { ...base, summary_index: st.summaryIndex, delta: d });
+    if (this.events) this.emit("response.reasoning_summary_text.delta", { ...base, summary_index: st.summaryIndex, delta: d });
   }
 
   private endSummary(g: Extract<OpenGroup, { kind: "reasoning" }>, st: PartState): void {
@@ -252,8 +252,8 @@ export class OutputAssembler {
     if (!s) return;
     st.summary = undefined;
     const base = { item_id: g.item.id, output_index: g.index, summary_index: st.summaryIndex };
-    this.emit("response.reasoning_summary_text.done", { ...base, text: s.text });
-    this.emit("response.reasoning_summary_part.done", { ...base, part: { type: "summary_text", text: s.text } });
+    if (this.events) this.emit("response.reasoning_summary_text.done", { ...base, text: s.text });
+    if (this.events) this.emit("response.reasoning_summary_part.done", { ...base, part: { type: "summary_text", text: s.text } });
   }
 
   // ------------------------------------------------------------ message
@@ -266,7 +266,7 @@ export class OutputAssembler {
       const id = itemId("msg", this.meta.id, g.index);
       g.item = { id, type: "message", status: "in_progress", content: [], role: "assistant" };
       this.output.push(g.item);
-      this.emit("response.output_item.added", { output_index: g.index, item: { id, type: "message", status: "in_progress", content: [], role: "assistant" } });
+      if (this.events) this.emit("response.output_item.added", { output_index: g.index, item: { id, type: "message", status: "in_progress", content: [], role: "assistant" } });
     }
     if (g.content?.type !== type) {
       this.endContent(g);
@@ -274,7 +274,7 @@ export class OutputAssembler {
       g.content = c;
       g.item.content.push(c);
       const part: JsonObject = type === "output_text" ? { type, text: "", annotations: [], logprobs: [] } : { type, refusal: "" };
-      this.emit("response.content_part.added", { item_id: g.item.id, output_index: g.index, content_index: g.item.content.length - 1, part });
+      if (this.events) this.emit("response.content_part.added", { item_id: g.item.id, output_index: g.index, content_index: g.item.content.length - 1, part });
     }
     return { g, c: g.content, ci: g.item.content.length - 1 };
   }
@@ -289,11 +289,11 @@ export class OutputAssembler {
     const base = { item_id: g.item!.id, output_index: g.index, content_index: ci };
     if (c.type === "refusal") {
       c.refusal += d;
-      this.emit("response.refusal.delta", { ...base, delta: d });
+      if (this.events) this.emit("response.refusal.delta", { ...base, delta: d });
     } else {
       st.start ??= c.text.length;
       c.text += d;
-      this.emit("response.output_text.delta", { ...base, delta: d, logprobs: [] });
+      if (this.events) this.emit("response.output_text.delta", { ...base, delta: d, logprobs: [] });
     }
   }
 
@@ -308,7 +308,7 @@ export class OutputAssembler {
     for (const a of anns) {
       const annotations = (c as TextContent).annotations;
       annotations.push(a);
-      this.emit("response.output_text.annotation.added", { item_id: g.item!.id, output_index: g.index, content_index: ci, annotation_index: annotations.length - 1, annotation: a });
+      if (this.events) this.emit("response.output_text.annotation.added", { item_id: g.item!.id, output_index: g.index, content_index: ci, annotation_index: annotations.length - 1, annotation: a });
     }
   }
 
@@ -319,7 +319,7 @@ export class OutputAssembler {
     const base = { item_id: g.item.id, output_index: g.index, content_index: g.item.content.length - 1 };
     if (c.type === "output_text") this.emit("response.output_text.done", { ...base, text: c.text, logprobs: [] });
     else this.emit("response.refusal.done", { ...base, refusal: c.refusal });
-    this.emit("response.content_part.done", { ...base, part: { ...c } });
+    if (this.events) this.emit("response.content_part.done", { ...base, part: { ...c } });
   }
 
   private closeGroup(incomplete: boolean): void {
@@ -329,13 +329,13 @@ export class OutputAssembler {
     if (g.kind === "reasoning") {
       for (const st of this.parts.values()) if (st.summary) this.endSummary(g, st);
       if (this.meta.includeEncrypted) g.item.encrypted_content = sealParts(this.meta.sealer, g.parts);
-      this.emit("response.output_item.done", { output_index: g.index, item: g.item });
+      if (this.events) this.emit("response.output_item.done", { output_index: g.index, item: g.item });
       return;
     }
     if (!g.item) return;
     this.endContent(g);
     g.item.status = incomplete ? "incomplete" : "completed";
-    this.emit("response.output_item.done", { output_index: g.index, item: g.item });
+    if (this.events) this.emit("response.output_item.done", { output_index: g.index, item: g.item });
   }
 
   // ------------------------------------------------------------ calls and images
@@ -350,7 +350,7 @@ export class OutputAssembler {
       ? { id: itemId("ctc", this.meta.id, index), type: "custom_tool_call", status: "in_progress", call_id: k.id, name, ...ns, input: "" }
       : { id: itemId("fc", this.meta.id, index), type: "function_call", status: "in_progress", arguments: "", call_id: k.id, name, ...ns };
     this.output.push(item);
-    this.emit("response.output_item.added", { output_index: index, item: { ...item } });
+    if (this.events) this.emit("response.output_item.added", { output_index: index, item: { ...item } });
     st.call = { index, item, text: "", custom };
     this.callText(st, custom ? (k.input ?? "") : k.arguments ? JSON.stringify(k.arguments) : "");
   }
@@ -361,7 +361,7 @@ export class OutputAssembler {
     call.text += d;
     if (call.custom) call.item.input = call.text;
     else call.item.arguments = call.text;
-    this.emit(call.custom ? "response.custom_tool_call_input.delta" : "response.function_call_arguments.delta", { item_id: call.item.id, output_index: call.index, delta: d });
+    if (this.events) this.emit(call.custom ? "response.custom_tool_call_input.delta" : "response.function_call_arguments.delta", { item_id: call.item.id, output_index: call.index, delta: d });
   }
 
   private endCall(st: PartState): void {
@@ -372,7 +372,7 @@ export class OutputAssembler {
     if (call.custom) this.emit("response.custom_tool_call_input.done", { ...base, input: call.text });
     else this.emit("response.function_call_arguments.done", { ...base, name: call.item.name, arguments: call.text });
     call.item.status = "completed";
-    this.emit("response.output_item.done", { output_index: call.index, item: call.item });
+    if (this.events) this.emit("response.output_item.done", { output_index: call.index, item: call.item });
   }
 
   /**
@@ -391,11 +391,11 @@ export class OutputAssembler {
     const item: JsonObject = { id, type: "web_search_call", status, action };
     this.output.push(item);
     const base = { item_id: id, output_index: index };
-    this.emit("response.output_item.added", { output_index: index, item: started });
-    this.emit("response.web_search_call.in_progress", base);
-    this.emit("response.web_search_call.searching", base);
+    if (this.events) this.emit("response.output_item.added", { output_index: index, item: started });
+    if (this.events) this.emit("response.web_search_call.in_progress", base);
+    if (this.events) this.emit("response.web_search_call.searching", base);
     if (status === "completed") this.emit("response.web_search_call.completed", base);
-    this.emit("response.output_item.done", { output_index: index, item });
+    if (this.events) this.emit("response.output_item.done", { output_index: index, item });
   }
 
   /** An image the model made: one image_generation_call item, whole. */
@@ -403,8 +403,8 @@ export class OutputAssembler {
   private hosted(item: JsonObject): void {
     const index = this.output.length;
     this.output.push(item as OutputItem);
-    this.emit("response.output_item.added", { output_index: index, item });
-    this.emit("response.output_item.done", { output_index: index, item });
+    if (this.events) this.emit("response.output_item.added", { output_index: index, item });
+    if (this.events) this.emit("response.output_item.done", { output_index: index, item });
   }
 
   private image(base64: string): void {
@@ -412,7 +412,7 @@ export class OutputAssembler {
     const id = itemId("ig", this.meta.id, index);
     const item: JsonObject = { id, type: "image_generation_call", status: "completed", result: base64 };
     this.output.push(item);
-    this.emit("response.output_item.added", { output_index: index, item: { id, type: "image_generation_call", status: "in_progress", result: null } });
-    this.emit("response.output_item.done", { output_index: index, item });
+    if (this.events) this.emit("response.output_item.added", { output_index: index, item: { id, type: "image_generation_call", status: "in_progress", result: null } });
+    if (this.events) this.emit("response.output_item.done", { output_index: index, item });
   }
 }
