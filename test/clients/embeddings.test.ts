@@ -2,11 +2,26 @@
 // vectors), through the real clients pinned in test/clients/package.json,
 // unchanged: openai 7.59 and 6.49 (which ask for base64 unless told
 // otherwise, and decode it), @ai-sdk/openai embed/embedMany (floats) and
-// @langchain/openai OpenAIEmbeddings (over openai 7).
+// @langchain/openai OpenAIEmbeddings (over openai 7). Then the same clients
+// through a gateway whose channels are fake upstreams of each kind that serves
+// embeddings (fakes.ts): an OpenAI-compatible one and a Gemini one, judged on
+// what reached the upstream and on what the client got back (issue #39).
 import { createRequire } from "node:module";
 import t, { type Test } from "tap";
 import type OpenAI from "openai";
 import { ADMIN_KEY, startServer, type TestServer } from "../helpers/app.js";
+import { countText } from "../../src/lib/tokenizer.js";
+import {
+  EMBEDDING_DEFAULT_SIZE,
+  EMBEDDING_UPSTREAM_MODEL,
+  GEMINI_MAX_BATCH,
+  fakeEmbeddingTokens,
+  fakeVector,
+  startFakeEmbeddingUpstreams,
+  type EmbeddingAsk,
+  type EmbeddingVendor,
+  type FakeEmbeddingUpstreams,
+} from "./fakes.js";
 import { installClients, startGateway, type Exchange, type Gateway } from "./harness.js";
 
 // The packages exist once the suite has installed them: imported after that.
@@ -19,19 +34,25 @@ const { embed, embedMany } = await import("ai");
 const { OpenAIEmbeddings } = createRequire(import.meta.url)("@langchain/openai") as typeof import("@langchain/openai");
 
 const MODEL = "text-embedding-3-small";
+/** The client's name of the model the Gemini fake serves (as EMBEDDING_UPSTREAM_MODEL.gemini). */
+const GEMINI_MODEL = "text-embedding-004";
 /** Default sizes of OpenAI's embedding models. */
 const DEFAULT_DIMENSIONS: Record<string, number> = { "text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536 };
 
 let gw: Gateway;
 /** A gateway whose local engine serves MODEL only: other names are unknown models. */
 let narrow: TestServer;
+/** A gateway with one channel per fake upstream: MODEL on the OpenAI-compatible fake, GEMINI_MODEL on the Gemini one. */
+let up: FakeEmbeddingUpstreams;
 t.before(async () => {
   gw = await startGateway();
   narrow = await startServer({ config: { local: { embeddingModels: [MODEL] } } as never });
+  up = await startFakeEmbeddingUpstreams({ openai: [MODEL], gemini: [GEMINI_MODEL] });
 });
 t.teardown(async () => {
   await gw?.close();
   await narrow?.close();
+  await up?.close();
 });
 
 const baseURL = () => `${gw.url}/v1`;
@@ -170,3 +191,179 @@ t.test("@langchain/openai 1.6.0: OpenAIEmbeddings", async (t) => {
   t.ok(same(docs[2]!, query), "the query and the same document embed alike");
   t.notOk(same(docs[0]!, docs[1]!), "different documents, different vectors");
 });
+
+// ---------------------------------------------------------------------------------------------------
+// Through fake upstreams of each kind (fakes.ts): what reached the upstream, what the client got.
+
+const EMBEDDING_VENDORS: EmbeddingVendor[] = ["openai", "gemini"];
+const CLIENT_MODEL: Record<EmbeddingVendor, string> = { openai: MODEL, gemini: GEMINI_MODEL };
+const KIND: Record<EmbeddingVendor, string> = { openai: "an OpenAI-compatible upstream", gemini: "a Gemini upstream" };
+const FOX = "The quick brown fox";
+const THREE = ["alpha", "beta", FOX];
+/** More inputs than one Gemini batch holds: 100 + 100 + 50. */
+const MANY = Array.from({ length: 2 * GEMINI_MAX_BATCH + 50 }, (_, i) => `document number ${i}`);
+
+/** The upstream method one input, or several, go through. */
+const methodOf = (v: EmbeddingVendor, inputs: number) => (v === "openai" ? "embeddings" : inputs === 1 ? "embedContent" : "batchEmbedContents");
+/** The usage a client should see: the OpenAI fake's count; for Gemini, which reports none, the gateway's own. */
+const expectedTokens = (v: EmbeddingVendor, inputs: string[]) => (v === "openai" ? fakeEmbeddingTokens(inputs) : inputs.reduce((n, x) => n + countText(x), 0));
+/** Little-endian float32s from base64. */
+const fromBase64 = (s: string) => {
+  const b = Buffer.from(s, "base64");
+  return Array.from({ length: b.length / 4 }, (_, i) => b.readFloatLE(i * 4));
+};
+
+/** Checks that a call made one upstream request: its method, the mapped model, the inputs in order, the size each asked for. */
+function checkAsk(t: Test, v: EmbeddingVendor, asks: EmbeddingAsk[], want: { inputs: Array<string | number[]>; dimensions?: number }, what: string) {
+  t.equal(asks.length, 1, `${what}: one upstream request (${asks.map((a) => `${a.method} of ${a.inputs.length}`).join(", ")})`);
+  const a = asks[0];
+  t.equal(a?.method, methodOf(v, want.inputs.length), `${what}: through ${methodOf(v, want.inputs.length)}`);
+  t.equal(a?.model, EMBEDDING_UPSTREAM_MODEL[v], `${what}: the mapped model`);
+  t.equal(a?.key, `key-${v}-embedding-fake`, `${what}: with the channel's key`);
+  t.same(a?.inputs, want.inputs, `${what}: the inputs, in order`);
+  t.same(
+    a?.dimensions,
+    want.inputs.map(() => want.dimensions),
+    `${what}: ${v === "openai" ? "dimensions" : "outputDimensionality"} ${want.dimensions ?? "not sent"}`,
+  );
+  if (v === "openai") t.equal(a?.body.encoding_format, undefined, `${what}: no encoding_format (a server other than api.openai.com is asked for floats)`);
+  if (a?.method === "embedContent") t.equal(a.body.model, undefined, `${what}: embedContent names the model in its path only`);
+  if (a?.method === "batchEmbedContents")
+    t.ok(
+      a.body.requests.every((r: any) => r.model === `models/${EMBEDDING_UPSTREAM_MODEL.gemini}`),
+      `${what}: each batched request names the mapped model`,
+    );
+}
+
+for (const v of EMBEDDING_VENDORS) {
+  t.test(`@ai-sdk/openai 4.0.118 through ${KIND[v]}: embed and embedMany`, async (t) => {
+    const model = createOpenAI({ baseURL: `${up.url}/v1`, apiKey: ADMIN_KEY }).embedding(CLIENT_MODEL[v]);
+
+    const [one, asks1] = await up.during(v, () => embed({ model, value: FOX, maxRetries: 0 }));
+    checkAsk(t, v, asks1, { inputs: [FOX] }, "embed");
+    if (v === "openai") t.equal(asks1[0]?.body.input, FOX, "embed: one text sent as a string");
+    t.same(one.embedding, fakeVector(v, FOX, EMBEDDING_DEFAULT_SIZE[v]), "embed: the fake's vector");
+    t.equal(one.usage.tokens, expectedTokens(v, [FOX]), `embed: usage ${v === "openai" ? "as the fake reported it" : "counted by the gateway"}`);
+
+    const [small, asks2] = await up.during(v, () => embed({ model, value: FOX, dimensions: 64, maxRetries: 0 }));
+    checkAsk(t, v, asks2, { inputs: [FOX], dimensions: 64 }, "embed with dimensions 64");
+    t.same(small.embedding, fakeVector(v, FOX, 64), "embed with dimensions 64: the fake's 64 values");
+
+    const [opts, asks3] = await up.during(v, () => embed({ model, value: FOX, providerOptions: { openai: { dimensions: 48, user: "user-42" } }, maxRetries: 0 }));
+    checkAsk(t, v, asks3, { inputs: [FOX], dimensions: 48 }, "providerOptions.openai.dimensions 48");
+    t.same(opts.embedding, fakeVector(v, FOX, 48), "providerOptions.openai.dimensions 48: the fake's 48 values");
+    if (v === "openai") t.equal(asks3[0]?.body.user, "user-42", "providerOptions.openai.user passed on");
+    else t.notOk(JSON.stringify(asks3[0]?.body).includes("user-42"), "providerOptions.openai.user dropped (Gemini has no such field)");
+
+    const [three, asks4] = await up.during(v, () => embedMany({ model, values: THREE, providerOptions: { openai: { dimensions: 32 } }, maxRetries: 0 }));
+    checkAsk(t, v, asks4, { inputs: THREE, dimensions: 32 }, "embedMany of 3");
+    t.same(
+      three.embeddings,
+      THREE.map((x) => fakeVector(v, x, 32)),
+      `embedMany of 3: the fake's vectors in input order${v === "openai" ? " (the fake listed them last first)" : ""}`,
+    );
+    t.equal(three.usage.tokens, expectedTokens(v, THREE), "embedMany of 3: usage");
+
+    // Gemini, told to report usage: the gateway adds up its batches' counts.
+    if (v === "gemini") {
+      up.script(v, { usage: true });
+      t.teardown(() => up.script(v, {}));
+    }
+    const [lots, asks5] = await up.during(v, () => embedMany({ model, values: MANY, dimensions: 16, maxRetries: 0 }));
+    // Gemini's batches go out a few at a time: put them back in input order.
+    const batches = [...asks5].sort((a, b) => MANY.indexOf(a.inputs[0] as string) - MANY.indexOf(b.inputs[0] as string));
+    t.same(
+      batches.map((a) => a.inputs.length),
+      v === "openai" ? [MANY.length] : [GEMINI_MAX_BATCH, GEMINI_MAX_BATCH, MANY.length - 2 * GEMINI_MAX_BATCH],
+      `embedMany of ${MANY.length}: ${v === "openai" ? "one request" : "batches of at most 100"}`,
+    );
+    t.ok(
+      batches.every((a) => a.method === methodOf(v, MANY.length) && a.model === EMBEDDING_UPSTREAM_MODEL[v]),
+      `embedMany of ${MANY.length}: ${methodOf(v, MANY.length)} of the mapped model`,
+    );
+    t.same(
+      batches.flatMap((a) => a.inputs),
+      MANY,
+      `embedMany of ${MANY.length}: every input once, in order`,
+    );
+    t.ok(
+      batches.every((a) => a.dimensions.every((d) => d === 16)),
+      `embedMany of ${MANY.length}: dimensions 16 for each`,
+    );
+    t.equal(lots.embeddings.length, MANY.length, `embedMany of ${MANY.length}: one vector per value`);
+    t.ok(
+      lots.embeddings.every((e, i) => same(e, fakeVector(v, MANY[i]!, 16))),
+      `embedMany of ${MANY.length}: the fake's vectors, in order`,
+    );
+    t.equal(lots.usage.tokens, fakeEmbeddingTokens(MANY), `embedMany of ${MANY.length}: usage as the fake reported it${v === "gemini" ? ", summed over the batches" : ""}`);
+  });
+}
+
+for (const [label, sdk] of SDKS) {
+  for (const v of EMBEDDING_VENDORS) {
+    t.test(`${label} through ${KIND[v]}: embeddings.create, base64 encoded by the gateway`, async (t) => {
+      const answers: string[] = [];
+      const recording = async (input: string | URL | Request, init?: RequestInit) => {
+        const res = await fetch(input, init);
+        answers.push(await res.clone().text());
+        return res;
+      };
+      const client: OpenAI = new sdk.default({ apiKey: ADMIN_KEY, baseURL: `${up.url}/v1`, maxRetries: 0, fetch: recording });
+      const model = CLIENT_MODEL[v];
+
+      const two = ["alpha", "beta"];
+      const [b64, asks1] = await up.during(v, () => client.embeddings.create({ model, input: two, dimensions: 8, encoding_format: "base64" }));
+      checkAsk(t, v, asks1, { inputs: two, dimensions: 8 }, "encoding_format base64");
+      if (v === "gemini")
+        t.ok(
+          asks1[0]?.body.requests.every((r: any) => Object.keys(r).sort().join() === "content,model,outputDimensionality"),
+          "encoding_format base64: nothing else sent to Gemini",
+        );
+      t.equal(b64.model, model, "the client's model name echoed");
+      t.same(
+        b64.data.map((d) => [d.object, d.index, typeof d.embedding]),
+        [
+          ["embedding", 0, "string"],
+          ["embedding", 1, "string"],
+        ],
+        "two embeddings, in order, as base64 strings",
+      );
+      t.same(
+        b64.data.map((d) => fromBase64(d.embedding as unknown as string)),
+        two.map((x) => fakeVector(v, x, 8)),
+        "each the fake's vector as little-endian float32s",
+      );
+      t.equal(b64.usage.prompt_tokens, expectedTokens(v, two), "usage.prompt_tokens");
+      t.equal(b64.usage.total_tokens, b64.usage.prompt_tokens, "total_tokens = prompt_tokens");
+
+      const [dflt, asks2] = await up.during(v, () => client.embeddings.create({ model, input: FOX }));
+      checkAsk(t, v, asks2, { inputs: [FOX] }, "no encoding_format");
+      t.type(JSON.parse(answers.at(-1)!).data?.[0]?.embedding, "string", "no encoding_format: the SDK asked for base64 and got a string");
+      t.same(Array.from(dflt.data[0]!.embedding), fakeVector(v, FOX, EMBEDDING_DEFAULT_SIZE[v]), "which it decodes to the fake's vector");
+
+      const floats = await client.embeddings.create({ model, input: FOX, encoding_format: "float" });
+      t.ok(Array.isArray(JSON.parse(answers.at(-1)!).data?.[0]?.embedding), "encoding_format float: numbers on the wire");
+      t.same(floats.data[0]!.embedding, fakeVector(v, FOX, EMBEDDING_DEFAULT_SIZE[v]), "encoding_format float: the fake's vector");
+
+      const ids = [
+        [9906, 1917],
+        [791, 4062, 14198, 39935],
+      ];
+      if (v === "openai") {
+        const [tokens, asks3] = await up.during(v, () => client.embeddings.create({ model, input: ids, dimensions: 8 }));
+        checkAsk(t, v, asks3, { inputs: ids, dimensions: 8 }, "token-id arrays");
+        t.same(
+          tokens.data.map((d) => Array.from(d.embedding)),
+          ids.map((x) => fakeVector(v, x, 8)),
+          "token-id arrays: the fake's vectors, in order",
+        );
+        t.equal(tokens.usage.prompt_tokens, fakeEmbeddingTokens(ids), "token-id arrays: usage as the fake reported it");
+      } else {
+        const [err, asks3] = await up.during(v, () => failure(client.embeddings.create({ model, input: ids })));
+        t.ok(err instanceof sdk.BadRequestError, `token-id arrays: BadRequestError, Gemini embeds text only (${err?.constructor?.name}: ${err?.message})`);
+        t.match(err, { status: 400, param: /^input/ }, "status 400, param input");
+        t.equal(asks3.length, 0, "token-id arrays: nothing sent to Gemini");
+      }
+    });
+  }
+}

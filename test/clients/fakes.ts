@@ -324,3 +324,178 @@ export async function startFakeUpstreams(models: Partial<Record<Vendor, string[]
     },
   };
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Embeddings
+//
+// Fake embedding upstreams of each kind that serves them: an OpenAI-compatible
+// POST {base}/embeddings and Gemini's models/{model}:embedContent and
+// :batchEmbedContents. Each answers an input with fakeVector(vendor, input,
+// size), size being the dimensions (outputDimensionality) asked for or
+// EMBEDDING_DEFAULT_SIZE, in values float32 holds exactly (base64 round-trips
+// bit for bit). The OpenAI fake lists its vectors last first (each with its
+// index), in base64 when asked, and reports fakeEmbeddingTokens; the Gemini
+// fake reports no usage (as Gemini's API does) unless told to. Both refuse
+// what the real ones refuse: a wrong key, a model they do not serve, an empty
+// input; Gemini also a batch over 100 requests or one naming another model.
+
+export type EmbeddingVendor = "gemini" | "openai";
+
+/** What each embedding fake serves: the gateway maps every client model name onto it (modelMap). */
+export const EMBEDDING_UPSTREAM_MODEL: Record<EmbeddingVendor, string> = { openai: "fake-embedder-v2", gemini: "gemini-embedding-001" };
+/** The vector size each fake makes when none is asked for. */
+export const EMBEDDING_DEFAULT_SIZE: Record<EmbeddingVendor, number> = { openai: 12, gemini: 10 };
+/** Most requests in one Gemini batchEmbedContents call. */
+export const GEMINI_MAX_BATCH = 100;
+
+/** The vector a fake makes of one input (a text, or an OpenAI token array): multiples of 1/64 in [-8, 8), exact in float32. */
+export function fakeVector(vendor: EmbeddingVendor, input: string | number[], size: number): number[] {
+  let h = 2166136261;
+  for (const ch of `${vendor}:${typeof input === "string" ? input : `[${input.join(",")}]`}`) h = Math.imul(h ^ ch.codePointAt(0)!, 16777619) >>> 0;
+  return Array.from({ length: size }, (_, j) => (((h >>> (j % 24)) + 37 * j) % 1024) / 64 - 8);
+}
+
+/** The tokens a fake reports for its inputs: 3 per input plus its length (characters or token ids). */
+export const fakeEmbeddingTokens = (inputs: Array<string | number[]>): number => inputs.reduce<number>((n, x) => n + 3 + x.length, 0);
+
+/** An embedding request as a fake reads it, the same for both vendors. */
+export interface EmbeddingAsk {
+  vendor: EmbeddingVendor;
+  /** "embeddings" (OpenAI), "embedContent" or "batchEmbedContents" (Gemini). */
+  method: string;
+  /** The upstream model named: OpenAI's body.model, Gemini's path. */
+  model: string;
+  /** The inputs, in order (OpenAI's single string or token array as a list of one). */
+  inputs: Array<string | number[]>;
+  /** The vector size each input asked for (OpenAI's dimensions, Gemini's outputDimensionality), in order. */
+  dimensions: Array<number | undefined>;
+  /** The key it came with (OpenAI's bearer token, Gemini's x-goog-api-key). */
+  key: string | undefined;
+  body: any;
+}
+
+const bearer = (h: unknown) => (typeof h === "string" ? h.replace(/^Bearer\s+/i, "") : undefined);
+
+/** OpenAI's input in list form: a string or one token array is a list of one. */
+function openaiInputs(input: unknown): Array<string | number[]> {
+  if (typeof input === "string") return [input];
+  if (!Array.isArray(input)) return [];
+  if (input.length && input.every((x) => typeof x === "number")) return [input as number[]];
+  return input as Array<string | number[]>;
+}
+
+/** A recorded request as an embedding fake of `vendor` reads it. */
+export function embeddingAskOf(vendor: EmbeddingVendor, req: Recorded): EmbeddingAsk {
+  const b = req.body ?? {};
+  if (vendor === "openai") {
+    const inputs = openaiInputs(b.input);
+    return { vendor, method: "embeddings", model: b.model, inputs, dimensions: inputs.map(() => b.dimensions), key: bearer(req.headers.authorization), body: b };
+  }
+  const m = /\/models\/([^:/]+):(\w+)$/.exec(req.path);
+  const requests: any[] = m?.[2] === "batchEmbedContents" ? (b.requests ?? []) : [b];
+  const text = (r: any) => (r?.content?.parts ?? []).map((p: any) => p?.text ?? "").join("");
+  return {
+    vendor,
+    method: m?.[2] ?? "",
+    model: decodeURIComponent(m?.[1] ?? ""),
+    inputs: requests.map(text),
+    dimensions: requests.map((r) => r?.outputDimensionality),
+    key: req.headers["x-goog-api-key"] as string | undefined,
+    body: b,
+  };
+}
+
+export interface EmbeddingFakeOptions {
+  /** The key the fake takes (the channel's). */
+  key: string;
+  /** Gemini only: report usageMetadata.promptTokenCount (fakeEmbeddingTokens of the request's texts). */
+  usage?: boolean;
+}
+
+const openaiError = (status: number, message: string, code: string | null, param: string | null = null): Reply => ({
+  status,
+  json: { error: { message, type: "invalid_request_error", param, code } },
+});
+const geminiError = (code: number, status: string, message: string): Reply => ({ status: code, json: { error: { code, message, status } } });
+
+/** An embedding fake's handler. */
+export function fakeEmbeddingHandler(vendor: EmbeddingVendor, opts: EmbeddingFakeOptions): (req: Recorded) => Reply {
+  const served = EMBEDDING_UPSTREAM_MODEL[vendor];
+  if (vendor === "openai") {
+    return (req) => {
+      const ask = embeddingAskOf(vendor, req);
+      if (ask.key !== opts.key) return openaiError(401, "Incorrect API key provided.", "invalid_api_key");
+      if (req.method !== "POST" || !req.path.endsWith("/embeddings")) return openaiError(404, `Unknown request URL: ${req.method} ${req.path}`, "unknown_url");
+      if (ask.model !== served) return openaiError(404, `The model \`${ask.model}\` does not exist or you do not have access to it.`, "model_not_found");
+      if (!ask.inputs.length || ask.inputs.some((x) => !x.length)) return openaiError(400, "'input' : input must be a non-empty string or array", null, "input");
+      const size = ask.body.dimensions ?? EMBEDDING_DEFAULT_SIZE.openai;
+      const base64 = ask.body.encoding_format === "base64";
+      const data = ask.inputs.map((x, index) => {
+        const v = fakeVector(vendor, x, size);
+        return { object: "embedding", index, embedding: base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v };
+      });
+      const tokens = fakeEmbeddingTokens(ask.inputs);
+      return { json: { object: "list", data: data.reverse(), model: served, usage: { prompt_tokens: tokens, total_tokens: tokens } } };
+    };
+  }
+  return (req) => {
+    const ask = embeddingAskOf(vendor, req);
+    if (ask.key !== opts.key) return geminiError(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.");
+    if (req.method !== "POST" || !/^(embedContent|batchEmbedContents)$/.test(ask.method)) return geminiError(404, "NOT_FOUND", `Unknown request URL: ${req.method} ${req.path}`);
+    if (ask.model !== served) return geminiError(404, "NOT_FOUND", `models/${ask.model} is not found for API version v1beta, or is not supported for embedContent.`);
+    const batch = ask.method === "batchEmbedContents";
+    if (batch && ask.inputs.length > GEMINI_MAX_BATCH) return geminiError(400, "INVALID_ARGUMENT", `* BatchEmbedContentsRequest.requests: at most ${GEMINI_MAX_BATCH} requests can be in one batch`);
+    if (batch && (ask.body.requests as any[]).some((r) => r?.model !== `models/${served}`))
+      return geminiError(400, "INVALID_ARGUMENT", "Model names should be the same in the batch and in each request.");
+    if (!ask.inputs.length || ask.inputs.some((x) => !x.length)) return geminiError(400, "INVALID_ARGUMENT", "* EmbedContentRequest.content: contents must not be empty");
+    const embeddings = ask.inputs.map((x, i) => ({ values: fakeVector(vendor, x, ask.dimensions[i] ?? EMBEDDING_DEFAULT_SIZE.gemini) }));
+    const usage = opts.usage ? { usageMetadata: { promptTokenCount: fakeEmbeddingTokens(ask.inputs) } } : {};
+    return { json: batch ? { embeddings, ...usage } : { embedding: embeddings[0], ...usage } };
+  };
+}
+
+export interface FakeEmbeddingUpstreams {
+  server: TestServer;
+  /** The gateway's base URL. */
+  url: string;
+  fakes: Partial<Record<EmbeddingVendor, FakeUpstream>>;
+  /** The requests `vendor`'s fake got, as it read them. */
+  asks(vendor: EmbeddingVendor): EmbeddingAsk[];
+  /** What `run` returns, and the requests `vendor`'s fake got while it ran. */
+  during<T>(vendor: EmbeddingVendor, run: () => Promise<T>): Promise<[T, EmbeddingAsk[]]>;
+  /** Changes how `vendor`'s fake answers from now on (its key kept). */
+  script(vendor: EmbeddingVendor, opts: Omit<EmbeddingFakeOptions, "key">): void;
+  close(): Promise<void>;
+}
+
+/** One gateway with a channel per vendor named in `models`, serving those client model names from that vendor's embedding fake, all mapped onto EMBEDDING_UPSTREAM_MODEL. */
+export async function startFakeEmbeddingUpstreams(models: Partial<Record<EmbeddingVendor, string[]>>): Promise<FakeEmbeddingUpstreams> {
+  const vendors = Object.keys(models) as EmbeddingVendor[];
+  const name = (v: EmbeddingVendor) => `${v}-embedding-fake`;
+  const fakes: Partial<Record<EmbeddingVendor, FakeUpstream>> = {};
+  for (const v of vendors) fakes[v] = await startFakeUpstream(fakeEmbeddingHandler(v, { key: `key-${name(v)}` }));
+  const channels = vendors.map((v) => ({
+    ...testChannel(name(v), v, fakes[v]!.url + SUFFIX[v], models[v]!),
+    modelMap: Object.fromEntries(models[v]!.map((m) => [m, EMBEDDING_UPSTREAM_MODEL[v]])),
+  }));
+  const server = await startServer({ config: { channels } as never });
+  const asks = (v: EmbeddingVendor) => (fakes[v]?.requests ?? []).map((r) => embeddingAskOf(v, r));
+  return {
+    server,
+    url: server.baseUrl,
+    fakes,
+    asks,
+    async during(v, run) {
+      const from = asks(v).length;
+      const out = await run();
+      return [out, asks(v).slice(from)];
+    },
+    script(v, opts) {
+      fakes[v]!.setHandler(fakeEmbeddingHandler(v, { ...opts, key: `key-${name(v)}` }));
+    },
+    async close() {
+      await server.close();
+      await Promise.all(Object.values(fakes).map((f) => f.close()));
+    },
+  };
+}
