@@ -73,6 +73,7 @@ export function previousResponseNotFound(id: string, field = "id"): ConnectError
 
 export function storedResponseService(deps: StoredResponseServiceDeps): ServiceImpl<typeof StoredResponseService> {
   const bg = deps.background && backgroundResponses(deps.background);
+  // A service built without the task runner (a stored-responses-only core) has no background RPCs to serve; the app always wires them.
   const needBackground = () => {
     if (!bg) throw coreError(Code.Unimplemented, "Background responses are not served here.", { reason: "background_unsupported", field: "background" });
     return bg;

@@ -6,6 +6,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import { PartSchema, WebSearchStatus, type Part, type WebSearchTool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { WEB_SEARCH_NAME } from "../../core/chat/web-search.js";
+import { approximateLocation } from "../shared/user-location.js";
 import type * as wire from "./wire.js";
 
 const VENDOR = "anthropic";
@@ -18,16 +19,8 @@ export function webSearchTool(w: WebSearchTool, own: JsonObject | undefined): wi
   if (w.maxUses > 0) t.max_uses = w.maxUses;
   if (w.allowedDomains.length) t.allowed_domains = w.allowedDomains;
   if (w.blockedDomains.length) t.blocked_domains = w.blockedDomains;
-  const l = w.userLocation;
-  if (l && (l.city || l.region || l.country || l.timezone)) {
-    t.user_location = {
-      type: "approximate",
-      ...(l.city ? { city: l.city } : {}),
-      ...(l.region ? { region: l.region } : {}),
-      ...(l.country ? { country: l.country } : {}),
-      ...(l.timezone ? { timezone: l.timezone } : {}),
-    };
-  }
+  const location = approximateLocation(w.userLocation);
+  if (location) t.user_location = location;
   return (own ? { ...t, ...own } : t) as wire.RequestTool;
 }
 

@@ -16,6 +16,7 @@ import { hasWebSearch, WEB_SEARCH_NAME } from "../../core/chat/web-search.js";
 import { jsonOutputOf, type JsonOutput } from "../shared/json-output.js";
 import { enforceableSafetyIndex, IMAGE_TYPES, mediaDataUrl, mediaText, refuseForeignExtras, safeToolId, toolResultText } from "../shared/parts.js";
 import { unsupported } from "../shared/http-errors.js";
+import { approximateLocation } from "../shared/user-location.js";
 import type * as wire from "./wire.js";
 
 export const VENDOR = "openai";
@@ -231,16 +232,8 @@ function customCallIds(input: ChatInput): Set<string> {
 export function webSearchTool(w: WebSearchTool): wire.Tool {
   const t: Record<string, unknown> = { type: "web_search" };
   if (w.allowedDomains.length) t.filters = { allowed_domains: w.allowedDomains };
-  const l = w.userLocation;
-  if (l && (l.city || l.region || l.country || l.timezone)) {
-    t.user_location = {
-      type: "approximate",
-      ...(l.city ? { city: l.city } : {}),
-      ...(l.region ? { region: l.region } : {}),
-      ...(l.country ? { country: l.country } : {}),
-      ...(l.timezone ? { timezone: l.timezone } : {}),
-    };
-  }
+  const location = approximateLocation(w.userLocation);
+  if (location) t.user_location = location;
   if (w.contextSize) t.search_context_size = w.contextSize;
   return t as wire.Tool;
 }

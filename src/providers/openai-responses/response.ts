@@ -13,15 +13,14 @@ import {
   CandidateSchema,
   FinishReason,
   GenerateResponseSchema,
-  LogprobsResultSchema,
   PartSchema,
   UsageSchema,
   WebSearchStatus,
   type GenerateResponse,
-  type LogprobsResult,
   type Part,
   type Usage,
 } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { openaiLogprobs } from "../shared/openai-logprobs.js";
 import { argsObject } from "../shared/parts.js";
 import { streamError } from "./errors.js";
 import { VENDOR } from "./request.js";
@@ -148,14 +147,6 @@ export function itemParts(item: wire.OutputItem, newId: () => string): Part[] {
   }
 }
 
-export function logprobsOf(tokens: wire.TokenLogprob[]): LogprobsResult | undefined {
-  if (!tokens.length) return undefined;
-  return create(LogprobsResultSchema, {
-    chosenCandidates: tokens.map((t) => ({ token: t.token, logProbability: t.logprob })),
-    topCandidates: tokens.map((t) => ({ candidates: (t.top_logprobs ?? []).map((c) => ({ token: c.token, logProbability: c.logprob })) })),
-  });
-}
-
 /** Whether the parts hold a call, and a refusal with no text beside it. */
 export function answerShape(parts: Part[]): { hasToolCall: boolean; refusalOnly: boolean } {
   const refusal = parts.some((p) => p.kind.case === "text" && p.vendorExtras[VENDOR]?.type === "refusal");
@@ -175,7 +166,7 @@ export function fromVendorResponse(r: wire.Response, ctx: ResponseContext): Gene
   const parts = output.flatMap((i) => itemParts(i, ctx.newId));
   const tokens = output.flatMap((i) => (i.type === "message" ? (i.content ?? []).flatMap((c) => c.logprobs ?? []) : []));
   const { hasToolCall, refusalOnly } = answerShape(parts);
-  const logprobs = logprobsOf(tokens);
+  const logprobs = openaiLogprobs(tokens);
   return create(GenerateResponseSchema, {
     id: r.id ?? "",
     model: ctx.model,

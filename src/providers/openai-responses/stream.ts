@@ -17,7 +17,8 @@ import { PartDeltaSchema, PartSchema, StreamGenerateResponseSchema, type Part, t
 import { protocolError } from "../shared/http-errors.js";
 import { streamError } from "./errors.js";
 import { VENDOR } from "./request.js";
-import { citationOf, finishOf, itemParts, logprobsOf, reasoningText, refusalPart, usageOf, type ResponseContext } from "./response.js";
+import { openaiLogprobs } from "../shared/openai-logprobs.js";
+import { citationOf, finishOf, itemParts, reasoningText, refusalPart, usageOf, type ResponseContext } from "./response.js";
 import type * as wire from "./wire.js";
 
 type Ev = StreamGenerateResponse;
@@ -320,7 +321,7 @@ export class ResponsesStreamTranslator implements StreamTranslator<wire.StreamEv
     this.close(out);
     this.finished = true;
     const fin = finishOf(r, this.hasTool, this.refusal && !this.text);
-    const logprobs = logprobsOf(this.logprobs);
+    const logprobs = openaiLogprobs(this.logprobs);
     out.push(ev({ case: "finish", value: { candidateIndex: 0, ...fin, ...(logprobs ? { logprobs } : {}) } }));
     if (r.usage) out.push(ev({ case: "usage", value: usageOf(r.usage) }));
   }

@@ -10,19 +10,8 @@
 import { type JsonObject } from "@bufbuild/protobuf";
 import { standInPart, unknownFields } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";
-import {
-  CandidateSchema,
-  FinishReason,
-  GenerateResponseSchema,
-  LogprobsResultSchema,
-  PartSchema,
-  UsageSchema,
-  type Candidate,
-  type GenerateResponse,
-  type LogprobsResult,
-  type Part,
-  type Usage,
-} from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { CandidateSchema, FinishReason, GenerateResponseSchema, PartSchema, UsageSchema, type Candidate, type GenerateResponse, type Part, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { openaiLogprobs } from "../shared/openai-logprobs.js";
 import { argsObject } from "../shared/parts.js";
 import { VENDOR } from "./request.js";
 import type * as wire from "./wire.js";
@@ -66,15 +55,6 @@ export function finishOf(
   return { finishReason: f, vendorFinishReason: FINISH[fr] === undefined ? fr : "", stopSequence: "" };
 }
 
-export function logprobsOf(lp: wire.Choice["logprobs"]): LogprobsResult | undefined {
-  const content = lp?.content;
-  if (!content?.length) return undefined;
-  return create(LogprobsResultSchema, {
-    chosenCandidates: content.map((t) => ({ token: t.token, logProbability: t.logprob })),
-    topCandidates: content.map((t) => ({ candidates: (t.top_logprobs ?? []).map((c) => ({ token: c.token, logProbability: c.logprob })) })),
-  });
-}
-
 /** Tool-call arguments as JSON text (some servers send an object). */
 export function argumentsText(a: string | Record<string, unknown> | undefined): string {
   if (a === undefined) return "";
@@ -111,7 +91,7 @@ function candidateOf(ch: wire.Choice, i: number, newId: () => string, stops: str
   if (m.refusal) parts.push(refusalPart(m.refusal));
   for (const tc of m.tool_calls ?? []) parts.push(toolCallPart(tc, newId));
   const fin = finishOf(ch, (m.tool_calls ?? []).length > 0, !!m.refusal && !m.content, stops);
-  const logprobs = logprobsOf(ch.logprobs);
+  const logprobs = openaiLogprobs(ch.logprobs?.content);
   return create(CandidateSchema, { index: ch.index ?? i, parts, ...fin, ...(logprobs ? { logprobs } : {}) });
 }
 

@@ -16,7 +16,8 @@ import { PartDeltaSchema, StreamGenerateResponseSchema, type StreamGenerateRespo
 import { protocolError } from "../shared/http-errors.js";
 import { streamError } from "./errors.js";
 import { VENDOR } from "./request.js";
-import { argumentsText, finishOf, logprobsOf, refusalPart, usageOf } from "./response.js";
+import { openaiLogprobs } from "../shared/openai-logprobs.js";
+import { argumentsText, finishOf, refusalPart, usageOf } from "./response.js";
 import type * as wire from "./wire.js";
 
 type Ev = StreamGenerateResponse;
@@ -151,7 +152,7 @@ export class OpenAIStreamTranslator implements StreamTranslator<wire.ChatRespons
     const out = this.close(ci, c);
     c.finished = true;
     const fin = finishOf(ch, c.hasTool, c.refusal && !c.text, this.ctx.stops);
-    const logprobs = logprobsOf({ content: c.logprobs });
+    const logprobs = openaiLogprobs(c.logprobs);
     out.push(ev({ case: "finish", value: { candidateIndex: ci, ...fin, ...(logprobs ? { logprobs } : {}) } }));
     return out;
   }
