@@ -129,9 +129,14 @@ export class OutputAssembler {
 
   constructor(private readonly meta: ResponseMeta) {}
 
-  /** Records an event with the next sequence number (streams only: callers skip building the fields of a unary answer's). */
-  emit(type: string, fields: JsonObject): void {
-    this.events?.push({ type, sequence_number: this.seq++, ...fields });
+  /**
+   * Records an event with the next sequence number (streams only: callers
+   * skip building the fields of a unary answer's). `base` and `fields` are
+   * spread after literal keys: an object that starts as a spread and then
+   * gains keys is, in V8, promoted to the old generation.
+   */
+  emit(type: string, base: JsonObject, fields?: JsonObject): void {
+    this.events?.push({ type, sequence_number: this.seq++, ...base, ...fields });
   }
 
   /** A part begins: a skeleton in a stream, the whole part in a unary answer. */
@@ -241,10 +246,10 @@ export class OutputAssembler {
       st.summary = { type: "summary_text", text: "" };
       st.summaryIndex = g.item.summary.length;
       g.item.summary.push(st.summary);
-      if (this.events) this.emit("response.reasoning_summary_part.added", { ...base, summary_index: st.summaryIndex, part: { type: "summary_text", text: "" } });
+      if (this.events) this.emit("response.reasoning_summary_part.added", base, { summary_index: st.summaryIndex, part: { type: "summary_text", text: "" } });
     }
     st.summary.text += d;
-    if (this.events) this.emit("response.reasoning_summary_text.delta", { ...base, summary_index: st.summaryIndex, delta: d });
+    if (this.events) this.emit("response.reasoning_summary_text.delta", base, { summary_index: st.summaryIndex, delta: d });
   }
 
   private endSummary(g: Extract<OpenGroup, { kind: "reasoning" }>, st: PartState): void {
@@ -252,8 +257,8 @@ export class OutputAssembler {
     if (!s) return;
     st.summary = undefined;
     const base = { item_id: g.item.id, output_index: g.index, summary_index: st.summaryIndex };
-    if (this.events) this.emit("response.reasoning_summary_text.done", { ...base, text: s.text });
-    if (this.events) this.emit("response.reasoning_summary_part.done", { ...base, part: { type: "summary_text", text: s.text } });
+    if (this.events) this.emit("response.reasoning_summary_text.done", base, { text: s.text });
+    if (this.events) this.emit("response.reasoning_summary_part.done", base, { part: { type: "summary_text", text: s.text } });
   }
 
   // ------------------------------------------------------------ message
@@ -289,11 +294,11 @@ export class OutputAssembler {
     const base = { item_id: g.item!.id, output_index: g.index, content_index: ci };
     if (c.type === "refusal") {
       c.refusal += d;
-      if (this.events) this.emit("response.refusal.delta", { ...base, delta: d });
+      if (this.events) this.emit("response.refusal.delta", base, { delta: d });
     } else {
       st.start ??= c.text.length;
       c.text += d;
-      if (this.events) this.emit("response.output_text.delta", { ...base, delta: d, logprobs: [] });
+      if (this.events) this.emit("response.output_text.delta", base, { delta: d, logprobs: [] });
     }
   }
 
@@ -316,10 +321,11 @@ export class OutputAssembler {
     const c = g.content;
     if (!c || !g.item) return;
     g.content = undefined;
+    if (!this.events) return;
     const base = { item_id: g.item.id, output_index: g.index, content_index: g.item.content.length - 1 };
-    if (c.type === "output_text") this.emit("response.output_text.done", { ...base, text: c.text, logprobs: [] });
-    else this.emit("response.refusal.done", { ...base, refusal: c.refusal });
-    if (this.events) this.emit("response.content_part.done", { ...base, part: { ...c } });
+    if (c.type === "output_text") this.emit("response.output_text.done", base, { text: c.text, logprobs: [] });
+    else this.emit("response.refusal.done", base, { refusal: c.refusal });
+    this.emit("response.content_part.done", base, { part: { ...c } });
   }
 
   private closeGroup(incomplete: boolean): void {
@@ -368,11 +374,12 @@ export class OutputAssembler {
     const call = st.call!;
     // A call without arguments has an empty object, as OpenAI's always do.
     if (!call.custom && !call.text) this.callText(st, "{}");
-    const base = { item_id: call.item.id, output_index: call.index };
-    if (call.custom) this.emit("response.custom_tool_call_input.done", { ...base, input: call.text });
-    else this.emit("response.function_call_arguments.done", { ...base, name: call.item.name, arguments: call.text });
     call.item.status = "completed";
-    if (this.events) this.emit("response.output_item.done", { output_index: call.index, item: call.item });
+    if (!this.events) return;
+    const base = { item_id: call.item.id, output_index: call.index };
+    if (call.custom) this.emit("response.custom_tool_call_input.done", base, { input: call.text });
+    else this.emit("response.function_call_arguments.done", base, { name: call.item.name, arguments: call.text });
+    this.emit("response.output_item.done", { output_index: call.index, item: call.item });
   }
 
   /**
