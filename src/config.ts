@@ -349,13 +349,27 @@ const imageBotSchema = z
   .default(DEFAULT_IMAGE_BOT);
 
 /** Responses the Responses API keeps for `store` (src/core/response/): how long, and how large a document may be. */
-const DEFAULT_RESPONSES = { retentionDays: 30, maxBytes: 32 * 1024 * 1024 };
+const DEFAULT_BACKGROUND = { concurrency: 64, queueSize: 10_000, timeoutMs: 3_600_000 };
+const DEFAULT_RESPONSES = { retentionDays: 30, maxBytes: 32 * 1024 * 1024, background: DEFAULT_BACKGROUND };
+const backgroundSchema = z
+  .object({
+    /** Background responses generated at once across every instance; more wait in line. */
+    concurrency: atLeastOne.max(10_000, "expected at most 10000").default(DEFAULT_BACKGROUND.concurrency),
+    /** Background responses that may wait for a slot; past it a create gets 429. */
+    queueSize: atLeastOne.default(DEFAULT_BACKGROUND.queueSize),
+    /** A background response not finished this long after it was queued or started fails (reasoning models take minutes). */
+    timeoutMs: atLeastOne.default(DEFAULT_BACKGROUND.timeoutMs),
+  })
+  .strict()
+  .default(DEFAULT_BACKGROUND);
 const responsesSchema = z
   .object({
     /** Days a stored response is kept after it is saved (OpenAI keeps them 30). */
     retentionDays: atLeastOne.max(3650, "expected at most 3650").default(DEFAULT_RESPONSES.retentionDays),
     /** Largest document of a stored response (the Response object, its input items, its conversation so far), as JSON bytes; a larger one is not stored. */
     maxBytes: atLeastOne.default(DEFAULT_RESPONSES.maxBytes),
+    /** `background: true` responses, run on the task runner. */
+    background: backgroundSchema,
   })
   .strict()
   .default(DEFAULT_RESPONSES);

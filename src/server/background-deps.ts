@@ -12,16 +12,23 @@ import { LiveRuns } from "../core/response/live-runs.js";
 import type { TaskRunner } from "../core/tasks/runner.js";
 import type { Storage } from "../storage/types.js";
 
-/** Background responses generated at once across every instance; more wait in line. */
-export const BACKGROUND_CONCURRENCY = 64;
-/** Background responses that may wait for a slot; past it a create gets 429. */
-export const BACKGROUND_QUEUE_SIZE = 10_000;
-/** A background response not finished this long after it was queued or started fails (reasoning models take minutes). */
-export const BACKGROUND_TIMEOUT_MS = 3_600_000;
+/** How many background responses run and wait, and for how long one may run (config `responses.background`). */
+export interface BackgroundLimits {
+  concurrency: number;
+  queueSize: number;
+  timeoutMs: number;
+}
 
-export function createBackgroundDeps(storage: Storage, runner: TaskRunner, chat: () => CoreClient<typeof ChatService>, routing: ChatRouting, now: () => number): BackgroundDeps {
+export function createBackgroundDeps(
+  storage: Storage,
+  runner: TaskRunner,
+  chat: () => CoreClient<typeof ChatService>,
+  routing: ChatRouting,
+  now: () => number,
+  limits: BackgroundLimits,
+): BackgroundDeps {
   const live = new LiveRuns();
-  runner.defineQueue(BACKGROUND_QUEUE, { concurrency: BACKGROUND_CONCURRENCY, queueSize: BACKGROUND_QUEUE_SIZE });
-  runner.register(backgroundHandler({ chat, keys: storage.keys, live, runner: () => runner, timeoutMs: BACKGROUND_TIMEOUT_MS, now }));
+  runner.defineQueue(BACKGROUND_QUEUE, { concurrency: limits.concurrency, queueSize: limits.queueSize });
+  runner.register(backgroundHandler({ chat, keys: storage.keys, live, runner: () => runner, timeoutMs: limits.timeoutMs, now }));
   return { runner, tasks: storage.tasks, live, serves: (model) => routing.resolve(model).length > 0, now };
 }

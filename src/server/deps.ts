@@ -132,7 +132,7 @@ export async function createDeps(config: Config, overrides: { storage?: Storage;
   const limiter = redis ? (await import("../core/tenancy/redis-limiter.js")).redisLimiter(redis) : memoryLimiter(now);
   // Background responses run the core's own chat calls (the core is built below).
   let core: Core | undefined;
-  const background = createBackgroundDeps(storage, tasks.runner, () => core!.clients.chat, chatRouting, now);
+  const background = createBackgroundDeps(storage, tasks.runner, () => core!.clients.chat, chatRouting, now, config.responses.background);
   const fileApi = { blobs: files.blobs, files: storage.files, maxBytes: config.fileMaxBytes, quotaBytes: config.fileQuotaBytes, now };
   core = buildCore({
     auth,

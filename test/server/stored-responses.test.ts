@@ -3,16 +3,18 @@
 // tables are migrated, the retention comes from the config, and the sweeper
 // is part of the app's deps.
 import t from "tap";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { StoredResponseService } from "../../gen/omnigate/response/v1/response_pb.js";
 import { ConfigError, loadConfig } from "../../src/config.js";
-import { ADMIN_KEY, startServer, type TestServer } from "../helpers/app.js";
+import { ADMIN_KEY, startServer, tempDir, type TestServer } from "../helpers/app.js";
 
 let server: TestServer;
 t.before(async () => {
-  server = await startServer({ config: { responses: { retentionDays: 2, maxBytes: 4096 } } });
+  server = await startServer({ config: { responses: { retentionDays: 2, maxBytes: 4096, background: { concurrency: 4, queueSize: 100, timeoutMs: 60_000 } } } });
 });
 t.teardown(() => server?.close());
 
@@ -39,7 +41,14 @@ t.test("the core serves StoredResponseService", async (t) => {
 });
 
 t.test("config: defaults and the environment", async (t) => {
-  t.same(loadConfig({}).responses, { retentionDays: 30, maxBytes: 32 * 1024 * 1024 });
+  t.same(loadConfig({}).responses, { retentionDays: 30, maxBytes: 32 * 1024 * 1024, background: { concurrency: 64, queueSize: 10_000, timeoutMs: 3_600_000 } });
+  const file = (doc: unknown) => {
+    const f = path.join(tempDir(), "omnigate.json");
+    writeFileSync(f, JSON.stringify(doc));
+    return { OMNIGATE_CONFIG: f };
+  };
+  t.same(loadConfig(file({ responses: { background: { concurrency: 2 } } })).responses.background, { concurrency: 2, queueSize: 10_000, timeoutMs: 3_600_000 });
+  t.throws(() => loadConfig(file({ responses: { background: { queueSize: 0 } } })), /responses\.background\.queueSize/);
   t.equal(loadConfig({ OMNIGATE_RESPONSE_RETENTION_DAYS: "7" }).responses.retentionDays, 7);
   t.throws(() => loadConfig({ OMNIGATE_RESPONSE_RETENTION_DAYS: "0" }), ConfigError);
 });

@@ -182,7 +182,9 @@ export function storedRoutes(deps: Pick<FacadeDeps, "core" | "auth"> & { sealSec
       responses.deleteResponse({ id: req.params.id }, call(req, reply)).then((r) => void reply.type("application/json").send({ id: r.id, object: "response", deleted: true }), failed(req, reply)),
     );
 
-    // A queued or running background response stops and answers cancelled; a finished one answers as it is (cancelling again changes nothing).
+    // A queued or running background response stops and answers cancelled, and
+    // a cancelled one answers again as it is; one that finished otherwise is
+    // OpenAI's 400 "Cannot cancel a completed response."
     scope.post<IdRoute>("/:id/cancel", { onRequest: checks }, (req, reply) => {
       const c = call(req, reply);
       const id = req.params.id;
@@ -196,7 +198,10 @@ export function storedRoutes(deps: Pick<FacadeDeps, "core" | "auth"> & { sealSec
           },
         )
         .then(
-          (body) => void reply.type("application/json").send(body),
+          (body) => {
+            if (body.status === "cancelled") return void reply.type("application/json").send(body);
+            send(req, reply, openAIError(400, `Cannot cancel a ${String(body.status)} response.`, "invalid_request_error", null, null));
+          },
           (err: unknown) => {
             if (reasonOf(err) === "not_background") return void send(req, reply, badParam(NOT_CANCELLABLE, "response_id"));
             return failed(req, reply)(err);

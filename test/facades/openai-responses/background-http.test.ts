@@ -143,8 +143,9 @@ t.test("unary: queued at once, polled to completed with the output a foreground 
   t.equal((await call(server.baseUrl, "POST", `/${done.id}/cancel`, {}, otherKey)).status, 404);
   t.equal((await call(server.baseUrl, "GET", `/${done.id}?stream=true`, undefined, otherKey)).status, 404);
   const again = await call(server.baseUrl, "POST", `/${done.id}/cancel`, {});
-  t.equal(again.status, 200, "cancelling a finished one answers it as it is");
-  t.same(again.body, done);
+  t.equal(again.status, 400, "a completed response cannot be cancelled, as OpenAI answers");
+  t.same(again.body, { error: { message: "Cannot cancel a completed response.", type: "invalid_request_error", param: null, code: null } });
+  t.same((await call(server.baseUrl, "GET", `/${done.id}`)).body, done, "and it stays as it was");
 
   const unknown = await call(server.baseUrl, "POST", "", { model: "nope-1", input: "x", background: true });
   t.equal(unknown.status, 404, "a model nothing serves is refused at once");
@@ -253,6 +254,49 @@ t.test("cancel: a stalled generation stops, its upstream request is aborted, it 
   const spent = keys.find((k) => k.name === "budget")!.spent;
   t.ok(spent >= rec.credits && spent < 4096, `the key's spend (${spent}) holds no reservation`);
   up.state.release();
+});
+
+t.test("a stream of a response that gets cancelled ends after its last event, with no terminal event", async (t) => {
+  up.state.reset();
+  const queued = await call(server.baseUrl, "POST", "", { model: "stall-2", input: "Hi", background: true });
+  const id = queued.body.id;
+  await until(server.baseUrl, id, (r) => r.status === "in_progress");
+  const watching = fetch(`${server.baseUrl}/v1/responses/${id}?stream=true`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }).then((r) => r.text());
+  await new Promise((r) => setTimeout(r, 50));
+  t.equal((await call(server.baseUrl, "POST", `/${id}/cancel`, {})).status, 200);
+  const seen = events(await watching);
+  t.match(seen.slice(0, 2), [{ type: "response.created" }, { type: "response.queued" }]);
+  t.ok(
+    seen.some((e) => e.type === "response.output_text.delta" && e.delta === "Hel"),
+    "it had the text so far",
+  );
+  t.notOk(
+    seen.some((e) => /^response\.(completed|failed|incomplete)$/.test(e.type)),
+    "and no terminal event",
+  );
+  t.equal((await call(server.baseUrl, "GET", `/${id}`)).body.status, "cancelled");
+  up.state.release();
+});
+
+t.test("responses.background: its concurrency and queue size are the configuration's; past them a create is a 429", async (t) => {
+  up.state.reset();
+  const small = await startServer({ config: { ...(config((up.server.address() as AddressInfo).port) as object), responses: { background: { concurrency: 1, queueSize: 1 } } } as never });
+  t.teardown(() => small.close());
+  const running = await call(small.baseUrl, "POST", "", { model: "stall-3", input: "Hi", background: true });
+  await until(small.baseUrl, running.body.id, (r) => r.status === "in_progress");
+  const waiting = await call(small.baseUrl, "POST", "", { model: "stall-3", input: "Hi", background: true });
+  t.equal(waiting.status, 200);
+  t.equal((await call(small.baseUrl, "GET", `/${waiting.body.id}`)).body.status, "queued", "the second waits for the one slot");
+  const res = await fetch(`${small.baseUrl}/v1/responses`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "stall-3", input: "Hi", background: true }),
+  });
+  t.equal(res.status, 429, "the third finds the line full");
+  t.ok(Number(res.headers.get("retry-after")) > 0, "with retry-after");
+  t.match(await res.json(), { error: { type: "requests", code: "rate_limit_exceeded" } });
+  up.state.release();
+  t.equal((await until(small.baseUrl, waiting.body.id, finished)).status, "completed", "the one that waited runs once the slot is free");
 });
 
 t.test("restart: a background response left running is taken over by the next start and completes", async (t) => {
