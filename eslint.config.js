@@ -20,6 +20,22 @@ export default tseslint.config(
       "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
     },
   },
+  // Per-event code of the streams: an object literal that starts with a spread
+  // and goes on with keys ({ ...base, delta }) is promoted to V8's old
+  // generation (Node 20), so every event of a stream would feed full
+  // collections. Spread after a literal key instead ({ type, ...base, ...own }).
+  {
+    files: ["src/facades/*/stream.ts", "src/facades/*/output.ts", "src/facades/*/sse.ts", "src/facades/shared/sink.ts", "src/providers/*/stream.ts", "src/providers/shared/sse.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ObjectExpression[properties.0.type='SpreadElement'][properties.1]",
+          message: "A literal that starts with a spread and goes on with keys is promoted to the old generation: put a literal key first.",
+        },
+      ],
+    },
+  },
   // Tests poke at wire shapes the types do not describe.
   { files: ["test/**"], rules: { "@typescript-eslint/no-explicit-any": "off", "@typescript-eslint/no-unsafe-function-type": "off" } },
 );

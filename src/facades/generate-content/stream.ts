@@ -172,7 +172,7 @@ export class GenerateContentStreamTranslator implements StreamTranslator<StreamG
       return [];
     }
     if (kind.case === "toolCall" && kind.value.input !== undefined) {
-      const wp: WirePart = { functionCall: { ...(kind.value.id ? { id: kind.value.id } : {}), name: kind.value.name, args: callArguments({ input: op.text }) } };
+      const wp: WirePart = { functionCall: functionCallOf(kind.value.id, kind.value.name, callArguments({ input: op.text })) };
       return this.emitPart(ci, wp, op, op.signature);
     }
     if (kind.case === "toolCall") {
@@ -182,7 +182,7 @@ export class GenerateContentStreamTranslator implements StreamTranslator<StreamG
       } catch {
         throw coreError(Code.Internal, "the model produced malformed function call arguments", { reason: "malformed_tool_call" });
       }
-      const wp: WirePart = { functionCall: { ...(kind.value.id ? { id: kind.value.id } : {}), name: kind.value.name, args } };
+      const wp: WirePart = { functionCall: functionCallOf(kind.value.id, kind.value.name, args) };
       return this.emitPart(ci, wp, op, op.signature);
     }
     if (kind.case === "text") {
@@ -231,15 +231,16 @@ export class GenerateContentStreamTranslator implements StreamTranslator<StreamG
     const candidates = [...byIndex.values()].sort((a, b) => (a.index as number) - (b.index as number));
     const pf = fromCorePromptFeedback(this.feedback);
     const { candidates: _c, usageMetadata: _u, modelVersion: _m, responseId: _r, ...rest } = last;
+    // Object.assign, not a literal that starts with a spread (see eslint.config.js).
     return [
-      {
-        ...rest,
-        ...(candidates.length ? { candidates } : {}),
-        ...(pf ? { promptFeedback: pf } : {}),
+      Object.assign({}, rest, candidates.length ? { candidates } : {}, pf ? { promptFeedback: pf } : {}, {
         usageMetadata: fromCoreUsage(this.usage),
         modelVersion: this.modelVersion,
         responseId: this.id,
-      },
+      }),
     ];
   }
 }
+
+/** A functionCall as Gemini sends it: its id first when there is one. */
+const functionCallOf = (id: string, name: string, args: JsonObject): WirePart["functionCall"] => (id ? { id, name, args } : { name, args });

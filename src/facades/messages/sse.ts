@@ -187,7 +187,7 @@ export class MessagesStreamTranslator implements StreamTranslator<StreamGenerate
       this.sawToolCall = true;
       this.block = { part, index, kind: "tool_use", json: "", custom: p.kind.case === "toolCall" && p.kind.value.input !== undefined };
       // The rendered block with its input left for the deltas (an Anthropic member call keeps its toolset_name).
-      start({ ...rendered, input: {} });
+      start(Object.assign({}, rendered, { input: {} }));
     } else if (k === "thinking") {
       this.block = { part, index, kind: "thinking", json: "" };
       start({ type: "thinking", thinking: "", signature: "" });
