@@ -82,7 +82,6 @@ function unsupported(body: wire.ResponsesRequest): OpenAIWireError | undefined {
   // A background response is read back later: it has to be stored.
   if (body.background && body.store === false) return invalidRequest("Background mode requires store=true.", "store");
   if (body.conversation != null) return invalidRequest("Conversations are not supported: send the conversation in input, or continue with previous_response_id.", "conversation");
-  if (body.prompt != null) return invalidRequest("Prompt templates are not supported: send the prompt in instructions and input.", "prompt");
   return undefined;
 }
 

@@ -16,9 +16,14 @@
 // Completions has and the neutral model does not (verbosity, a json_schema's
 // name and strictness, prompt_cache_key, service_tier, a tool_choice the
 // neutral one cannot say), in Chat Completions' shape: that channel speaks
-// Chat Completions. Responses fields with no Chat Completions equivalent are
-// not forwarded (store, include, truncation, client_metadata, ...).
+// Chat Completions. vendor_extras["openai-responses"] carries, as sent, every
+// field this translation does not read (truncation, metadata, prompt,
+// context_management, client_metadata, a field newer than the gateway) and
+// the unread members of `text`, `reasoning` and `include`: a Responses
+// upstream gets them; every other upstream leaves them out, except a stored
+// `prompt`, which none can stand in for (providers/shared/parts.ts).
 import { isResponsesItem } from "../../core/chat/openai-hosted.js";
+import { RESPONSES_EXTRAS } from "../../wire/openai/extras.js";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { invalidArgument } from "../../core/errors.js";
 import { create } from "../../core/proto/create.js";
@@ -329,6 +334,58 @@ function fieldMapper(r: wire.ResponsesRequest, b: Built, tools: ToolsOut): (neut
 
 // ---------------------------------------------------------------- request
 
+/** Top-level fields this translation reads (or the facade acts on): the rest go to a Responses upstream as sent. */
+const READ_FIELDS = new Set([
+  "model",
+  "input",
+  "instructions",
+  "tools",
+  "tool_choice",
+  "parallel_tool_calls",
+  "text",
+  "reasoning",
+  "include",
+  "stream",
+  "stream_options",
+  "store",
+  "background",
+  "previous_response_id",
+  "conversation",
+  "max_output_tokens",
+  "temperature",
+  "top_p",
+  "top_logprobs",
+  "user",
+  "safety_identifier",
+  "prompt_cache_key",
+  "prompt_cache_retention",
+  "service_tier",
+]);
+/** Members of `text` and `reasoning` the translation reads. */
+const READ_MEMBERS: Record<string, ReadonlySet<string>> = { text: new Set(["format", "verbosity"]), reasoning: new Set(["effort", "summary"]) };
+/** include values the translation acts on. */
+const READ_INCLUDES = new Set([ENCRYPTED, LOGPROBS]);
+
+/** What of `r` a Responses upstream gets as sent: the unread fields, members and include values. */
+export function unreadFields(r: wire.ResponsesRequest): JsonObject | undefined {
+  const out: JsonObject = {};
+  const sent = r as Record<string, unknown>;
+  for (const k of Object.keys(sent)) {
+    const v = sent[k];
+    if (v === null || v === undefined) continue;
+    if (!READ_FIELDS.has(k)) out[k] = v as JsonObject[string];
+    else if (READ_MEMBERS[k] && typeof v === "object" && !Array.isArray(v)) {
+      const read = READ_MEMBERS[k];
+      const rest: JsonObject = {};
+      for (const [m, mv] of Object.entries(v as JsonObject)) if (!read.has(m) && mv !== null && mv !== undefined) rest[m] = mv;
+      if (Object.keys(rest).length) out[k] = rest;
+    }
+  }
+  const include = r.include?.filter((v) => !READ_INCLUDES.has(v));
+  if (include?.length) out.include = include;
+  return Object.keys(out).length ? out : undefined;
+}
+
 /** A validated Responses request -> ChatInput (with what its answer needs). */
 export function toCoreChatInput(r: wire.ResponsesRequest, ctx: ToCoreContext): CoreRequest {
   if (r.input === undefined || (Array.isArray(r.input) && r.input.length === 0)) throw bad("Missing required parameter: 'input'.", "input");
@@ -353,9 +410,16 @@ export function toCoreChatInput(r: wire.ResponsesRequest, ctx: ToCoreContext): C
     ...(toolChoice ? { toolChoice } : {}),
     config,
     metadata: { userId: r.safety_identifier ?? r.user ?? "", sourceFormat: SOURCE_FORMAT, requestId: ctx.requestId },
-    vendorExtras: Object.keys(x).length ? { [VENDOR]: x } : {},
+    vendorExtras: vendorExtrasOf(x, unreadFields(r)),
   });
   return { input, clientField: fieldMapper(r, b, tools), toolNames: tools.names, compact: b.compact, includeEncrypted };
+}
+
+function vendorExtrasOf(x: JsonObject, unread: JsonObject | undefined): Record<string, JsonObject> {
+  const out: Record<string, JsonObject> = {};
+  if (Object.keys(x).length) out[VENDOR] = x;
+  if (unread) out[RESPONSES_EXTRAS] = unread;
+  return out;
 }
 
 /** The request fields a Response echoes, as sent. */
@@ -381,6 +445,7 @@ export const ECHOED_FIELDS = [
   "top_logprobs",
   "max_tool_calls",
   "prompt_cache_retention",
+  "prompt",
 ] as const;
 
 /**

@@ -17,6 +17,7 @@ import { jsonOutputOf, type JsonOutput } from "../shared/json-output.js";
 import { enforceableSafetyIndex, IMAGE_TYPES, mediaDataUrl, mediaText, refuseForeignExtras, safeToolId, toolResultText } from "../shared/parts.js";
 import { unsupported } from "../shared/http-errors.js";
 import { approximateLocation } from "../shared/user-location.js";
+import { RESPONSES_EXTRAS } from "../../wire/openai/extras.js";
 import type * as wire from "./wire.js";
 
 export const VENDOR = "openai";
@@ -327,7 +328,7 @@ function checkUnsupported(input: ChatInput): void {
   input.system.forEach((p, i) => {
     if (p.kind.case === "media") throw refuse(`system[${i}].media`, "media in the system instruction");
   });
-  refuseForeignExtras(input.vendorExtras, VENDOR);
+  refuseForeignExtras(input.vendorExtras, VENDOR, [RESPONSES_EXTRAS]);
 }
 
 /** The reasoning setting: an explicit effort ("max" is Responses' "xhigh"), and a summary when the client shows thoughts. */
@@ -357,6 +358,17 @@ function overlayExtras(body: wire.ResponsesRequest, x: JsonObject, stream: boole
   const include = x.include;
   if (Array.isArray(include)) for (const v of include) if (typeof v === "string" && !body.include.includes(v)) body.include.push(v);
   if (x.tool_choice !== undefined && hasTools) body.tool_choice = flatChoice(x.tool_choice) as wire.ToolChoice;
+}
+
+/** Fields the gateway sets itself whatever a client sent: what it asks for, how, and that nothing is stored upstream. */
+const OWN_FIELDS = new Set(["model", "input", "store", "stream", "include"]);
+
+/** A Responses client's unread fields laid over the body, as sent; its include values added to the gateway's. */
+function overlaySent(body: wire.ResponsesRequest, sent: JsonObject): void {
+  const rest: JsonObject = {};
+  for (const k of Object.keys(sent)) if (!OWN_FIELDS.has(k)) rest[k] = sent[k]!;
+  overlayFields(body, rest);
+  if (Array.isArray(sent.include)) for (const v of sent.include) if (typeof v === "string" && !body.include.includes(v)) body.include.push(v);
 }
 
 export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: { stream: boolean }): ResponsesRequestOut {
@@ -402,6 +414,8 @@ export function toVendorRequest(input: ChatInput, upstreamModel: string, opts: {
   if (opts.stream) body.stream = true;
   const x = ownOf(input);
   if (x) overlayExtras(body, x, opts.stream, tools.length > 0);
+  const sent = input.vendorExtras[RESPONSES_EXTRAS];
+  if (sent) overlaySent(body, sent);
   return { body, plan: { json } };
 }
 

@@ -68,17 +68,18 @@ export function enforceableSafetyIndex(settings: { threshold: number }[], passab
 /**
  * Request fields of one vendor's wire that another vendor cannot leave out:
  * features whose absence changes the answer (MCP servers' tools, a code
- * execution container and its skills, token biases). Every other field a
- * client set for its own vendor (a serving hint, a field newer than this
- * gateway, a value the facade could not map) is left out elsewhere, so that a
- * client's new release does not break on other vendors (docs/translation.md).
+ * execution container and its skills, token biases, a prompt stored with
+ * OpenAI). Every other field a client set for its own vendor (a serving hint,
+ * a field newer than this gateway, a value the facade could not map) is left
+ * out elsewhere, so that a client's new release does not break on other
+ * vendors (docs/translation.md).
  */
-const FOREIGN_FEATURES = new Set(["mcp_servers", "container", "logit_bias"]);
+const FOREIGN_FEATURES = new Set(["mcp_servers", "container", "logit_bias", "prompt"]);
 
-/** Refuses, naming it, the first field of another vendor's request extras that `vendor` cannot leave out. */
-export function refuseForeignExtras(extras: Record<string, JsonObject>, vendor: string): void {
+/** Refuses, naming it, the first field of another wire's request extras (not `vendor`'s, nor `own`) that `vendor` cannot leave out. */
+export function refuseForeignExtras(extras: Record<string, JsonObject>, vendor: string, own: readonly string[] = []): void {
   for (const v in extras) {
-    if (v === vendor) continue;
+    if (v === vendor || own.includes(v)) continue;
     for (const k of Object.keys(extras[v]!)) if (FOREIGN_FEATURES.has(k)) throw unsupported(vendor, k, `the ${v} field ${k}`);
   }
 }

@@ -63,7 +63,12 @@ t.test("a string input is one user turn; settings map to the neutral config", as
   t.equal(input.metadata?.userId, "s-1", "safety_identifier wins over user");
   t.equal(input.metadata?.sourceFormat, "openai-responses");
   t.equal(input.metadata?.requestId, "req_1");
-  t.same(input.vendorExtras.openai, { prompt_cache_key: "thread-1", prompt_cache_retention: "24h", service_tier: "flex" }, "only what Chat Completions has; the rest is not forwarded");
+  t.same(input.vendorExtras.openai, { prompt_cache_key: "thread-1", prompt_cache_retention: "24h", service_tier: "flex" }, "Chat Completions-shaped: only what Chat Completions has");
+  t.same(
+    input.vendorExtras["openai-responses"],
+    { truncation: "auto", metadata: { k: "v" }, client_metadata: { a: 1 }, future_field: 1 },
+    "what the translation does not read, as sent, for a Responses upstream",
+  );
   t.equal(inputOf({ input: "hi", user: "u-2" }).metadata?.userId, "u-2");
   t.same(inputOf({ input: "hi", stream: true, tools: null, text: null, reasoning: null }).vendorExtras, {}, "nulls are absent values");
 });
@@ -613,4 +618,21 @@ t.test("a hosted tool's items sent back: whole, in the assistant's turn, for an 
   );
   t.same(i.turns[1]!.parts[0]!.vendorExtras.openai, call);
   t.equal(i.turns[2]!.parts.length, 1, "an item type the gateway does not know is left out");
+});
+
+t.test("unread members of text and reasoning, unread include values and a stored prompt ride as sent", async (t) => {
+  const input = inputOf({
+    input: "hi",
+    text: { format: { type: "text" }, verbosity: "low", future: 1 },
+    reasoning: { effort: "high", summary: "auto", context: "all_turns" },
+    include: ["reasoning.encrypted_content", "message.output_text.logprobs", "file_search_call.results"],
+    prompt: { id: "pmpt_1", variables: { city: "Oslo" } },
+  });
+  t.same(input.vendorExtras["openai-responses"], {
+    text: { future: 1 },
+    reasoning: { context: "all_turns" },
+    prompt: { id: "pmpt_1", variables: { city: "Oslo" } },
+    include: ["file_search_call.results"],
+  });
+  t.notOk("openai-responses" in inputOf({ input: "hi", text: { verbosity: "low" }, reasoning: { effort: "low" }, include: ["reasoning.encrypted_content"] }).vendorExtras, "nothing unread: no entry");
 });

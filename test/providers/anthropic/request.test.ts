@@ -435,3 +435,15 @@ t.test("a Messages client's own fields go back as sent: system turns, message fi
   ) as ConnectError;
   t.equal(errorDetail(gemini)?.field, "tools[0]", "another vendor's tool is refused whatever its type looks like");
 });
+
+t.test("a Responses client's unread fields are left out; a stored prompt is refused", async (t) => {
+  const body = toVendorRequest(input({ turns: [user("hi")], vendorExtras: { "openai-responses": { truncation: "auto", metadata: { k: "v" } } } }), "claude-up", { stream: false }).body as Record<
+    string,
+    unknown
+  >;
+  t.notOk("truncation" in body);
+  t.notOk((body.metadata as Record<string, unknown> | undefined)?.k, "metadata is not Anthropic's");
+  const e = t.throws(() => toVendorRequest(input({ turns: [user("hi")], vendorExtras: { "openai-responses": { prompt: { id: "pmpt_1" } } } }), "claude-up", { stream: false })) as ConnectError;
+  t.equal(errorDetail(e)?.field, "prompt");
+  t.equal(errorDetail(e)?.reason, "unsupported_by_upstream");
+});

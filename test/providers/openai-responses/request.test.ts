@@ -289,3 +289,38 @@ t.test("the input_tokens request: input, instructions, tools and format; no samp
   );
   t.same(Object.keys(c).sort(), ["input", "instructions", "model", "tools"]);
 });
+
+t.test("a Responses client's unread fields are laid over the body as sent; model, input, store and stream stay the gateway's", async (t) => {
+  const sent = {
+    truncation: "auto",
+    metadata: { k: "v" },
+    prompt: { id: "pmpt_1", version: "2", variables: { city: "Oslo" } },
+    client_metadata: { a: 1 },
+    future_field: 1,
+    reasoning: { context: "all_turns" },
+    include: ["file_search_call.results", "reasoning.encrypted_content"],
+    model: "other",
+    input: [],
+    store: true,
+    stream: true,
+  };
+  const b = body({ turns: [user("hi")], config: { thinking: { enabled: true, effort: "high" } }, vendorExtras: { "openai-responses": sent } });
+  t.match(b, {
+    model: "gpt-5-codex",
+    input: [{ type: "message", role: "user" }],
+    store: false,
+    truncation: "auto",
+    metadata: { k: "v" },
+    prompt: { id: "pmpt_1", version: "2", variables: { city: "Oslo" } },
+    client_metadata: { a: 1 },
+    future_field: 1,
+  });
+  t.same(b.reasoning, { effort: "high", context: "all_turns" }, "merged with the translated reasoning");
+  t.same(b.include, ["reasoning.encrypted_content", "file_search_call.results"], "include values added once");
+  t.notOk("stream" in b, "a unary call stays unary");
+});
+
+t.test("a stored prompt reaches only a Responses upstream: the Chat Completions extras' own vendor is not refused", async (t) => {
+  t.equal(refused({ turns: [user("hi")], vendorExtras: { "openai-responses": { prompt: { id: "pmpt_1" } }, openai: { service_tier: "flex" } } }), "not refused");
+  t.equal(refused({ turns: [user("hi")], vendorExtras: { anthropic: { mcp_servers: [] } } }), "mcp_servers", "another wire's features still are");
+});

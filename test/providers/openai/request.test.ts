@@ -275,6 +275,10 @@ t.test("a system turn is a system message at its place; its media is refused; ot
   t.equal(errorDetail(e)?.field, "turns[1].parts[0].media");
   const mcp = t.throws(() => toVendorRequest(input({ turns: [user("a")], vendorExtras: { anthropic: { mcp_servers: [] } } }), "gpt", compat)) as ConnectError;
   t.equal(errorDetail(mcp)?.field, "mcp_servers", "a feature whose absence changes the answer is still refused");
+  const prompt = t.throws(() => toVendorRequest(input({ turns: [user("a")], vendorExtras: { "openai-responses": { prompt: { id: "pmpt_1" } } } }), "gpt", compat)) as ConnectError;
+  t.equal(errorDetail(prompt)?.field, "prompt", "a stored prompt is Responses-only: refused on Chat Completions");
+  const rest = toVendorRequest(input({ turns: [user("a")], vendorExtras: { "openai-responses": { truncation: "auto", future_field: 1 } } }), "gpt", compat).body;
+  t.notOk("truncation" in rest || "future_field" in rest, "the other unread Responses fields are left out");
 });
 
 t.test("web search: Chat Completions has none; a declared one is left out, a forced one refused", async (t) => {

@@ -124,8 +124,10 @@ export type ChatInput = Message<"omnigate.chat.v1.ChatInput"> & {
   metadata?: RequestMetadata | undefined;
 
   /**
-   * Vendor-specific fields the neutral model does not name, keyed by vendor
-   * ("anthropic", "gemini", "openai"). A same-vendor round trip reads them back.
+   * Vendor-specific fields the neutral model does not name, keyed by wire:
+   * "anthropic", "gemini", "openai" (Chat Completions' shape) and
+   * "openai-responses" (a Responses request's fields as sent). A same-vendor
+   * round trip reads them back.
    *
    * @generated from field: map<string, google.protobuf.Struct> vendor_extras = 15;
    */

@@ -84,6 +84,7 @@ import { countTokensResponse } from "../../shared/token-usage.js";
 import { unsupported } from "../../shared/http-errors.js";
 import { HOSTED_TOOLS } from "../../../core/chat/openai-hosted.js";
 import { forcesWebSearch } from "../../../core/chat/web-search.js";
+import { RESPONSES_EXTRAS } from "../../../wire/openai/extras.js";
 
 export const LOCAL_MODEL_VERSION = "omnigate-local-1";
 
@@ -111,6 +112,8 @@ export function localChatProvider(cfg: LocalChatOptions = {}): ChatProvider {
     // OpenAI's hosted tools run on OpenAI's side only: the engine cannot stand in for them.
     const hosted = input.tools.findIndex((t) => t.kind.case === "vendor" && t.kind.value.vendor === "openai" && HOSTED_TOOLS.has(t.kind.value.type));
     if (hosted >= 0) throw unsupported("local", `tools[${hosted}]`, `the ${(input.tools[hosted]!.kind.value as { type: string }).type} tool`);
+    // A prompt stored with OpenAI: its template is on OpenAI's side only.
+    if (input.vendorExtras[RESPONSES_EXTRAS]?.prompt !== undefined) throw unsupported("local", "prompt", "a prompt stored with OpenAI");
     const plan = planChat(input, opts);
     if (plan.fault) throw plan.fault;
     const resp = create(GenerateResponseSchema, {

@@ -153,6 +153,14 @@ t.test("web search: a declared one is left out, a forced one refused", async (t)
   }
 });
 
+t.test("a prompt stored with OpenAI is refused; the other unread Responses fields change nothing", async (t) => {
+  const withPrompt = ask("Say hello", { vendorExtras: { "openai-responses": { prompt: { id: "pmpt_1" } } } });
+  const err = await engine.generate(withPrompt, ctx()).catch((e: ConnectError) => e);
+  t.ok(err instanceof ConnectError && errorDetail(err)?.reason === "unsupported_by_upstream" && errorDetail(err)?.field === "prompt");
+  const other = await engine.generate(ask("Say hello", { vendorExtras: { "openai-responses": { truncation: "auto" } } }), ctx());
+  t.equal(textOf(other.candidates[0]!.parts), "You said: Say hello");
+});
+
 t.test("abort stops a stream", async (t) => {
   const slow = localChatProvider({ signingSecret: SECRET, chunkDelayMs: 5 });
   const ac = new AbortController();
