@@ -285,29 +285,20 @@ export function fakeHandler(vendor: Vendor, brain: Brain = scripted): (req: Reco
 // ---------------------------------------------------------------------------------------------------
 // A gateway routed to them
 
-export interface FakeUpstreams {
+/** A gateway in front of fake upstreams, and what each fake was asked. */
+interface FakeGateway<V extends string, A> {
   server: TestServer;
   /** The gateway's base URL. */
   url: string;
-  fakes: Partial<Record<Vendor, FakeUpstream>>;
-  /** The chat requests `vendor`'s fake got (token counts left out), as it read them. */
-  asks(vendor: Vendor): Ask[];
-  /** What `run` returns, and the chat requests `vendor`'s fake got while it ran. */
-  during<T>(vendor: Vendor, run: () => Promise<T>): Promise<[T, Ask[]]>;
+  fakes: Partial<Record<V, FakeUpstream>>;
+  /** The requests `vendor`'s fake got, as it read them. */
+  asks(vendor: V): A[];
+  /** What `run` returns, and the requests `vendor`'s fake got while it ran. */
+  during<T>(vendor: V, run: () => Promise<T>): Promise<[T, A[]]>;
   close(): Promise<void>;
 }
 
-/** One gateway with a channel per vendor named in `models`, serving those client model names from that vendor's fake, all mapped onto UPSTREAM_MODEL. */
-export async function startFakeUpstreams(models: Partial<Record<Vendor, string[]>>, brain: Brain = scripted): Promise<FakeUpstreams> {
-  const vendors = Object.keys(models) as Vendor[];
-  const fakes: Partial<Record<Vendor, FakeUpstream>> = {};
-  for (const v of vendors) fakes[v] = await startFakeUpstream(fakeHandler(v, brain));
-  const channels = vendors.map((v) => ({
-    ...testChannel(`${v}-fake`, v, fakes[v]!.url + SUFFIX[v], models[v]!),
-    modelMap: Object.fromEntries(models[v]!.map((m) => [m, UPSTREAM_MODEL[v]])),
-  }));
-  const server = await startServer({ config: { channels } as never });
-  const asks = (v: Vendor) => (fakes[v]?.requests ?? []).filter((r) => !/count_?tokens$/i.test(r.path)).map((r) => askOf(v, r));
+function fakeGateway<V extends string, A>(server: TestServer, fakes: Partial<Record<V, FakeUpstream>>, asks: (v: V) => A[]): FakeGateway<V, A> {
   return {
     server,
     url: server.baseUrl,
@@ -320,9 +311,25 @@ export async function startFakeUpstreams(models: Partial<Record<Vendor, string[]
     },
     async close() {
       await server.close();
-      await Promise.all(Object.values(fakes).map((f) => f.close()));
+      await Promise.all(Object.values<FakeUpstream | undefined>(fakes).map((f) => f?.close()));
     },
   };
+}
+
+/** Chat fakes: their asks leave token counts out. */
+export type FakeUpstreams = FakeGateway<Vendor, Ask>;
+
+/** One gateway with a channel per vendor named in `models`, serving those client model names from that vendor's fake, all mapped onto UPSTREAM_MODEL. */
+export async function startFakeUpstreams(models: Partial<Record<Vendor, string[]>>, brain: Brain = scripted): Promise<FakeUpstreams> {
+  const vendors = Object.keys(models) as Vendor[];
+  const fakes: Partial<Record<Vendor, FakeUpstream>> = {};
+  for (const v of vendors) fakes[v] = await startFakeUpstream(fakeHandler(v, brain));
+  const channels = vendors.map((v) => ({
+    ...testChannel(`${v}-fake`, v, fakes[v]!.url + SUFFIX[v], models[v]!),
+    modelMap: Object.fromEntries(models[v]!.map((m) => [m, UPSTREAM_MODEL[v]])),
+  }));
+  const server = await startServer({ config: { channels } as never });
+  return fakeGateway(server, fakes, (v: Vendor) => (fakes[v]?.requests ?? []).filter((r) => !/count_?tokens$/i.test(r.path)).map((r) => askOf(v, r)));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -454,18 +461,9 @@ export function fakeEmbeddingHandler(vendor: EmbeddingVendor, opts: EmbeddingFak
   };
 }
 
-export interface FakeEmbeddingUpstreams {
-  server: TestServer;
-  /** The gateway's base URL. */
-  url: string;
-  fakes: Partial<Record<EmbeddingVendor, FakeUpstream>>;
-  /** The requests `vendor`'s fake got, as it read them. */
-  asks(vendor: EmbeddingVendor): EmbeddingAsk[];
-  /** What `run` returns, and the requests `vendor`'s fake got while it ran. */
-  during<T>(vendor: EmbeddingVendor, run: () => Promise<T>): Promise<[T, EmbeddingAsk[]]>;
+export interface FakeEmbeddingUpstreams extends FakeGateway<EmbeddingVendor, EmbeddingAsk> {
   /** Changes how `vendor`'s fake answers from now on (its key kept). */
   script(vendor: EmbeddingVendor, opts: Omit<EmbeddingFakeOptions, "key">): void;
-  close(): Promise<void>;
 }
 
 /** One gateway with a channel per vendor named in `models`, serving those client model names from that vendor's embedding fake, all mapped onto EMBEDDING_UPSTREAM_MODEL. */
@@ -479,23 +477,10 @@ export async function startFakeEmbeddingUpstreams(models: Partial<Record<Embeddi
     modelMap: Object.fromEntries(models[v]!.map((m) => [m, EMBEDDING_UPSTREAM_MODEL[v]])),
   }));
   const server = await startServer({ config: { channels } as never });
-  const asks = (v: EmbeddingVendor) => (fakes[v]?.requests ?? []).map((r) => embeddingAskOf(v, r));
   return {
-    server,
-    url: server.baseUrl,
-    fakes,
-    asks,
-    async during(v, run) {
-      const from = asks(v).length;
-      const out = await run();
-      return [out, asks(v).slice(from)];
-    },
+    ...fakeGateway(server, fakes, (v: EmbeddingVendor) => (fakes[v]?.requests ?? []).map((r) => embeddingAskOf(v, r))),
     script(v, opts) {
       fakes[v]!.setHandler(fakeEmbeddingHandler(v, { ...opts, key: `key-${name(v)}` }));
-    },
-    async close() {
-      await server.close();
-      await Promise.all(Object.values(fakes).map((f) => f.close()));
     },
   };
 }
