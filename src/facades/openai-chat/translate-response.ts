@@ -7,7 +7,7 @@
 // and other message fields (vendor_extras.openai of a text part), a call of a
 // newer tool type (a whole tool call), system_fingerprint and service_tier.
 // A call with free-text input (ToolCall.input) is a custom tool's call.
-import { isResponsesItem } from "../../core/chat/openai-hosted.js";
+import { isResponsesItem } from "../../wire/openai/hosted.js";
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { isWholeBlock } from "../../core/json-fields.js";

@@ -12,7 +12,7 @@
 // and each web search (a `web_search_call`, whole, with its three search
 // events in a stream) is an item of its own. Parts of no such kind are left
 // out without ending a group. Pure.
-import { isResponsesItem } from "../../core/chat/openai-hosted.js";
+import { isResponsesItem } from "../../wire/openai/hosted.js";
 import { clone, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { isWholeBlock } from "../../core/json-fields.js";
 import { create } from "../../core/proto/create.js";

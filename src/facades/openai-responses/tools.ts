@@ -12,7 +12,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
 import { ToolChoiceMode, ToolSchema, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { HOSTED_TOOLS } from "../../core/chat/openai-hosted.js";
+import { HOSTED_TOOLS } from "../../wire/openai/hosted.js";
 import { WEB_SEARCH_NAME } from "../../core/chat/web-search.js";
 import { VENDOR } from "./contents.js";
 import type { ToolName } from "./meta.js";

@@ -22,7 +22,7 @@
 // the unread members of `text`, `reasoning` and `include`: a Responses
 // upstream gets them; every other upstream leaves them out, except a stored
 // `prompt`, which none can stand in for (providers/shared/parts.ts).
-import { isResponsesItem } from "../../core/chat/openai-hosted.js";
+import { isResponsesItem } from "../../wire/openai/hosted.js";
 import { RESPONSES_EXTRAS } from "../../wire/openai/extras.js";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { invalidArgument } from "../../core/errors.js";

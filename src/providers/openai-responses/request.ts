@@ -10,7 +10,7 @@
 // laid over the body in Responses' shape, the others are left out.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type ChatInput, type Media, type Part, type Tool, type WebSearchTool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { isResponsesItem } from "../../core/chat/openai-hosted.js";
+import { isResponsesItem } from "../../wire/openai/hosted.js";
 import { isWholeBlock, overlayFields } from "../../core/json-fields.js";
 import { hasWebSearch, WEB_SEARCH_NAME } from "../../core/chat/web-search.js";
 import { jsonOutputOf, type JsonOutput } from "../shared/json-output.js";

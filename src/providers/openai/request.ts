@@ -16,7 +16,7 @@
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { HarmBlockThreshold, Modality, Role, ToolChoiceMode, type ChatInput, type Part, type Tool } from "../../../gen/omnigate/chat/v1/chat_pb.js";
-import { HOSTED_TOOLS, isResponsesItem } from "../../core/chat/openai-hosted.js";
+import { HOSTED_TOOLS, isResponsesItem } from "../../wire/openai/hosted.js";
 import { isWholeBlock, overlayFields } from "../../core/json-fields.js";
 import { jsonOutputOf, type JsonOutput } from "../shared/json-output.js";
 import { enforceableSafetyIndex, IMAGE_TYPES, mediaBase64, mediaDataUrl, mediaText, refuseForeignExtras, toolResultText } from "../shared/parts.js";

@@ -82,7 +82,7 @@ import { planChat, type ChatPlan, type PlanOptions } from "./plan.js";
 import { splitTokens } from "../../../lib/tokenizer.js";
 import { countTokensResponse } from "../../shared/token-usage.js";
 import { unsupported } from "../../shared/http-errors.js";
-import { HOSTED_TOOLS } from "../../../core/chat/openai-hosted.js";
+import { HOSTED_TOOLS } from "../../../wire/openai/hosted.js";
 import { forcesWebSearch } from "../../../core/chat/web-search.js";
 import { RESPONSES_EXTRAS } from "../../../wire/openai/extras.js";
 
