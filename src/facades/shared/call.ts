@@ -51,11 +51,22 @@ export function connectionGone(reply: FastifyReply): AbortSignal {
   return w.ac.signal;
 }
 
+/** The last Host and protocol seen, and the base they make: a gateway's clients reach it under one name or few. */
+let lastHost: string | undefined;
+let lastProtocol = "";
+let lastBase = "";
+
 /** The origin the client reached the gateway at, when the Host header makes a valid one. */
 export function urlBaseOf(req: FastifyRequest): string {
   const host = req.headers.host;
-  const base = host ? `${req.protocol}://${host}` : "";
-  return URL_BASE.test(base) ? base : "";
+  if (!host) return "";
+  const protocol = req.protocol;
+  if (host === lastHost && protocol === lastProtocol) return lastBase;
+  const base = `${protocol}://${host}`;
+  lastHost = host;
+  lastProtocol = protocol;
+  lastBase = URL_BASE.test(base) ? base : "";
+  return lastBase;
 }
 
 export function edgeCall(req: FastifyRequest, reply: FastifyReply, format: string, apiKey: string | undefined): CallInit {

@@ -26,7 +26,10 @@ export interface HeaderCheckOptions {
 }
 
 function isJson(req: FastifyRequest): boolean {
-  const type = String(req.headers["content-type"] ?? "")
+  const raw = req.headers["content-type"];
+  // What nearly every client sends, answered without splitting.
+  if (raw === "application/json") return true;
+  const type = String(raw ?? "")
     .split(";")[0]!
     .trim()
     .toLowerCase();

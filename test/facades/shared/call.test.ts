@@ -4,7 +4,7 @@
 import t from "tap";
 import { connect, type Socket } from "node:net";
 import Fastify from "fastify";
-import { connectionGone } from "../../../src/facades/shared/call.js";
+import { connectionGone, urlBaseOf } from "../../../src/facades/shared/call.js";
 
 const app = Fastify();
 const seen: AbortSignal[] = [];
@@ -14,6 +14,7 @@ app.get("/now", (_req, reply) => {
   seen.push(connectionGone(reply));
   return reply.send("ok");
 });
+app.get("/base", (req, reply) => reply.send(urlBaseOf(req)));
 app.get("/held", (_req, reply) => {
   heldSignal = connectionGone(reply);
   return new Promise<void>((resolve) => (held = resolve)).then(() => reply.send("late"));
@@ -67,4 +68,15 @@ t.test("a connection closed with a response unfinished aborts its signal", async
   await tick();
   t.equal(heldSignal.aborted, true, "the client left before the answer");
   held?.();
+});
+
+t.test("urlBaseOf: the origin from the Host header, only when it makes a valid one", async (t) => {
+  const base = async (host: string) => (await app.inject({ method: "GET", url: "/base", headers: { host } })).body;
+  // The same host twice (the remembered answer), another, a bad one, then the first again.
+  t.equal(await base("gw.example:8080"), "http://gw.example:8080");
+  t.equal(await base("gw.example:8080"), "http://gw.example:8080");
+  t.equal(await base("[::1]:3000"), "http://[::1]:3000");
+  t.equal(await base("evil.example/path?x"), "", "a Host that is no origin gives none");
+  t.equal(await base("evil.example/path?x"), "", "and again, remembered");
+  t.equal(await base("gw.example:8080"), "http://gw.example:8080");
 });
