@@ -1,8 +1,5 @@
-// The vendor_extras keys of OpenAI's wires, shared by the facades that fill
-// them and the providers that read them.
-
-/** Chat Completions-shaped settings the neutral model does not carry (the key is the vendor's). */
-export const OPENAI_EXTRAS = "openai";
+// The vendor_extras key of OpenAI's Responses wire, shared by the facade that
+// fills it and the providers that read it.
 
 /**
  * Responses API fields a Responses client sent that its translation did not
