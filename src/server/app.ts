@@ -16,7 +16,7 @@ import { filesRoute } from "./files-route.js";
 import { upstreamNotifyRoute } from "./upstream-notify-route.js";
 import { wireConstraint, wireOf } from "./wire-constraint.js";
 import { badUrlMessage, badUrlReply, overloadedReply, under, unknownUrlReply } from "./bad-url.js";
-import { limitJsonDepth } from "./json-depth.js";
+import { useFacadeJsonParser } from "./json-body.js";
 import { decodeRequestBody } from "./request-encoding.js";
 import { corsHook } from "./cors.js";
 import { logRefusals } from "./refusal-log.js";
@@ -198,7 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // cross-origin calls (cors.ts); Connect, tRPC and the rest stay outside it.
   await app.register(async (scope) => {
     scope.addHook("preParsing", decodeRequestBody);
-    limitJsonDepth(scope);
+    useFacadeJsonParser(scope);
     if (cors) scope.addHook("onRequest", cors);
     for (const f of facades) await scope.register(f.plugin, { deps, openaiUnknownUrl: (url, requestId, method) => unknownUrlReply(url, "openai", requestId, method) });
   });

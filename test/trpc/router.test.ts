@@ -40,6 +40,16 @@ t.test("bad input gives BAD_REQUEST without a stack trace", async (t) => {
   t.notOk((e.data as Record<string, unknown> | undefined)?.stack, "no stack trace");
 });
 
+t.test("text with half a surrogate pair is BAD_REQUEST (the neutral model cannot hold it)", async (t) => {
+  const err = (await client()
+    .chat.generate.mutate({ model: "local-chat", messages: [{ role: "user", content: "cut inside an emoji \ud83d" }] })
+    .catch((e: unknown) => e)) as TRPCClientError<AppRouter>;
+  t.equal(err.data?.code, "BAD_REQUEST");
+  t.match(err.message, /unpaired UTF-16 surrogate/);
+  const whole = await client().chat.generate.mutate({ model: "local-chat", messages: [{ role: "user", content: "an emoji \ud83d\ude00" }] });
+  t.equal(whole.text, "You said: an emoji \ud83d\ude00", "a whole pair is served");
+});
+
 t.test("a bad key gives UNAUTHORIZED", async (t) => {
   const err = (await client("sk-wrong")
     .models.list.query()

@@ -99,8 +99,11 @@ export function toWireError(err: unknown, ctx: ErrorContext = {}): OpenAIWireErr
   const e = err as HttpishError;
   switch (e?.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
-    case "FST_ERR_CTP_EMPTY_JSON_BODY":
-      return openAIError(400, "We could not parse the JSON body of your request. The body must be a valid JSON object.", "invalid_request_error", "invalid_json");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY": {
+      // The gateway's own body checks (nesting depth, unpaired surrogates, content encoding) say what was wrong; fastify's parse error does not.
+      const own = err instanceof Error && err.name !== "FastifyError" && err.message ? ` ${err.message}` : "";
+      return openAIError(400, `We could not parse the JSON body of your request. The body must be a valid JSON object.${own}`, "invalid_request_error", "invalid_json");
+    }
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return openAIError(413, "The request body is too large.", "invalid_request_error", "request_too_large");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":

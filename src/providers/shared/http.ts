@@ -9,6 +9,7 @@ import { errors as undiciErrors, type Dispatcher, type Pool } from "undici";
 import type { ConnectError } from "@connectrpc/connect";
 import { protocolError, retryAfterMs, transportError, upstreamHttpError } from "./http-errors.js";
 import type { UpstreamLogger } from "./log.js";
+import { parseWellFormed } from "../../lib/unicode.js";
 
 export interface UpstreamTimeouts {
   firstByteMs: number;
@@ -131,9 +132,10 @@ export async function readText(body: Readable, limit: number): Promise<string> {
   return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, size).toString("utf8");
 }
 
+/** An upstream's JSON (unpaired surrogates made U+FFFD: the neutral model cannot hold them); undefined when it does not parse. */
 function safeJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseWellFormed(text);
   } catch {
     return undefined;
   }

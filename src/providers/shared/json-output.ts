@@ -5,6 +5,7 @@
 // the way back, for whole responses and streams alike. Pure.
 import { type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { create } from "../../core/proto/create.js";
+import { parseWellFormed } from "../../lib/unicode.js";
 import { StreamGenerateResponseSchema, type GenerateResponse, type GenerationConfig, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 
 export const WRAP_KEY = "value";
@@ -36,7 +37,7 @@ export function unwrapText(text: string, out: JsonOutput): string {
   if (out.kind !== "schema" || !out.wrapped) return text;
   let v: unknown;
   try {
-    v = JSON.parse(text);
+    v = parseWellFormed(text);
   } catch {
     return text;
   }

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Media, Part } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { unsupported } from "./http-errors.js";
+import { parseWellFormed, toWellFormed } from "../../lib/unicode.js";
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -41,11 +42,11 @@ export function toolResultText(parts: Part[]): string {
 export function argsObject(json: string): JsonObject {
   if (!json.trim()) return {};
   try {
-    const v: unknown = JSON.parse(json);
+    const v: unknown = parseWellFormed(json);
     if (v && typeof v === "object" && !Array.isArray(v)) return v as JsonObject;
     return { value: v as JsonObject[string] };
   } catch {
-    return { _raw: json };
+    return { _raw: toWellFormed(json) };
   }
 }
 

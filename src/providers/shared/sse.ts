@@ -7,6 +7,7 @@ import { createParser } from "eventsource-parser";
 import { DONE } from "../../core/iter.js";
 import { transportError } from "./http-errors.js";
 import { discard } from "./http.js";
+import { parseWellFormed } from "../../lib/unicode.js";
 
 export interface SseEvent {
   /** The `event:` name, when the server sent one. */
@@ -187,10 +188,10 @@ export function bodyChunks(body: Readable): AsyncIterable<Buffer | string> {
   };
 }
 
-/** Parses one event's JSON data; undefined when it is not JSON. */
+/** Parses one event's JSON data (unpaired surrogates made U+FFFD, lib/unicode.ts); undefined when it is not JSON. */
 export function eventJson(e: SseEvent): unknown {
   try {
-    return JSON.parse(e.data);
+    return parseWellFormed(e.data);
   } catch {
     return undefined;
   }

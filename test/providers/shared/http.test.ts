@@ -3,7 +3,7 @@
 import t, { type Test } from "tap";
 import { Readable } from "node:stream";
 import { Code, type ConnectError } from "@connectrpc/connect";
-import { sseMap, type SseEvent } from "../../../src/providers/shared/sse.js";
+import { eventJson, sseMap, type SseEvent } from "../../../src/providers/shared/sse.js";
 import { retryAfterMs, transportError, upstreamHttpError } from "../../../src/providers/shared/http-errors.js";
 import { exchangeJson, postJson, upstreamPath, readJson } from "../../../src/providers/shared/http.js";
 import { upstreamPools } from "../../../src/providers/shared/pools.js";
@@ -40,6 +40,12 @@ t.test("SSE: line endings, comments, multi-line data, splits anywhere, UTF-8 spl
     { event: undefined, data: "5€" },
     { event: "last", data: "end" },
   ]);
+});
+
+t.test("SSE: an event's JSON, with unpaired surrogates made U+FFFD", async (t) => {
+  t.same(eventJson({ event: undefined, data: '{"delta":{"text":"cut \\ud83d"}}' }), { delta: { text: "cut \ufffd" } });
+  t.same(eventJson({ event: undefined, data: '{"t":"\\ud83d\\ude00"}' }), { t: "\ud83d\ude00" }, "a pair stays");
+  t.equal(eventJson({ event: undefined, data: "[DONE]" }), undefined, "not JSON");
 });
 
 t.test("SSE: a broken body is a ConnectError", async (t) => {
@@ -162,6 +168,9 @@ t.test("exchangeJson: whole answers, error statuses, limits, timeouts, aborts an
         return { chunks: ['{"a":', '"b"}'], headers: { "content-type": "application/json" } };
       case "/v1/string":
         return { json: "just a string" };
+      case "/v1/surrogate":
+        // Half an emoji, escaped: JSON can carry it, the neutral model cannot.
+        return { text: '{"text":"cut \\ud83d","\\udc00":"\\ud83d\\ude00"}', headers: { "content-type": "application/json" } };
       case "/v1/notjson":
         return { text: "<html>" };
       case "/v1/429":
@@ -204,6 +213,7 @@ t.test("exchangeJson: whole answers, error statuses, limits, timeouts, aborts an
   t.equal(rec.headers["x-call"], "1");
   t.equal(rec.headers["content-type"], "application/json");
   t.same(await call("/chunked"), { a: "b" }, "a body in several chunks");
+  t.same(await call("/surrogate"), { text: "cut \ufffd", "\ufffd": "\ud83d\ude00" }, "an unpaired surrogate is U+FFFD, a pair stays");
 
   for (const p of ["/string", "/notjson"]) {
     const e = await fail(call(p));

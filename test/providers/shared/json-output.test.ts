@@ -21,6 +21,7 @@ t.test("unwrapping whole answers and streams", async (t) => {
   t.equal(unwrapText('{"value":[1,2]}', arr), "[1,2]");
   t.equal(unwrapText('{"value":"YES"}', en), "YES");
   t.equal(unwrapText("not json", en), "not json", "left alone when it is not the wrapper");
+  t.equal(unwrapText('{"value":"cut \\ud83d"}', en), "cut \ufffd", "an unpaired surrogate escaped in the model's JSON is U+FFFD");
   const resp = () => create(GenerateResponseSchema, { id: "r", candidates: [{ index: 0, parts: [{ kind: { case: "text", value: { text: '{"value": "NO"}' } } }], finishReason: 1 }] });
   const whole = unwrapResponse(resp(), en);
   t.same(whole.candidates[0]!.parts[0]!.kind.value, { $typeName: "omnigate.chat.v1.TextPart", text: "NO", citations: [] });
@@ -45,4 +46,6 @@ t.test("tool ids and arguments", async (t) => {
   t.same(argsObject(""), {});
   t.same(argsObject("[1]"), { value: [1] });
   t.same(argsObject("{broken"), { _raw: "{broken" });
+  t.same(argsObject('{"a":"cut \\ud83d"}'), { a: "cut \ufffd" }, "an unpaired surrogate in the arguments is U+FFFD");
+  t.same(argsObject("{broken \ud83d"), { _raw: "{broken \ufffd" }, "also in arguments that do not parse");
 });

@@ -1,9 +1,11 @@
 // Bodies nested thousands of levels deep in a free-form field (a tool's
 // input, a schema, a function call's args) parsed, and then overflowed the
-// stack in what recurses after the parse: a 500. They are a 400 in each
-// format now, sent through the official SDKs where the field is theirs.
+// stack in what recurses after the parse: a 500. Strings with half of a
+// surrogate pair broke where the neutral model is copied: a 500. Both are a
+// 400 in each format now, sent through the official SDKs where they can.
 import t from "tap";
-import { MAX_JSON_DEPTH, nestedDeeperThan } from "../../src/server/json-depth.js";
+import OpenAI from "openai";
+import { MAX_JSON_DEPTH, nestedDeeperThan, unpairedSurrogateAt } from "../../src/server/json-body.js";
 import { SDKS as ANTHROPIC, MODEL as CLAUDE } from "../facades/messages/sdks.js";
 import { SDKS as GENAI, MODEL as GEMINI, apiError, statusOf } from "../facades/generate-content/sdks.js";
 import { ADMIN_KEY, startServer, type TestServer } from "../helpers/app.js";
@@ -41,6 +43,22 @@ t.test("nestedDeeperThan", async (t) => {
     [arrays(100_000), MAX_JSON_DEPTH, true],
   ];
   table.forEach(([v, max, want], i) => t.equal(nestedDeeperThan(v, max), want, `row ${i}: deeper than ${max}`));
+});
+
+t.test("unpairedSurrogateAt", async (t) => {
+  const table: [unknown, string | undefined][] = [
+    ["plain", undefined],
+    ["emoji \ud83d\ude00 paired", undefined],
+    ["\ud83d", "$"],
+    ["cut \ud83d", "$"],
+    ["\ude00 alone", "$"],
+    ["\ude00\ud83d", "$"],
+    [{ a: ["x", { b: "ok\ud800" }] }, "$.a[1].b"],
+    [{ ["k\udc00"]: 1 }, "$.k\udc00"],
+    [[1, null, true, "\ud83d\ude00"], undefined],
+    [{ a: 1, b: [2, 3], c: { d: "e" } }, undefined],
+  ];
+  table.forEach(([v, want], i) => t.equal(unpairedSurrogateAt(v), want, `row ${i}`));
 });
 
 let server: TestServer;
@@ -132,4 +150,50 @@ t.test("5,000 levels (a 500 before: the stack gave out after the parse), and the
   const video = await post("/v1/video/generations", bearer, `{"model":"kling-v1","prompt":"a cat","metadata":${deep}}`);
   t.equal(video.status, 400);
   t.match(video.body, { code: String, message: String }, "video tasks");
+});
+
+t.test("an unpaired surrogate is a 400 in each format; a paired one is served", async (t) => {
+  const cut = "a string cut inside an emoji \ud83d";
+  const anthropic = ANTHROPIC[0]!.client(server.baseUrl, ADMIN_KEY);
+  const err = await anthropic.messages.create({ model: CLAUDE, max_tokens: 64, messages: [{ role: "user", content: cut }] }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(err instanceof ANTHROPIC[0]!.errors.BadRequestError, "Messages through the SDK: BadRequestError");
+  t.match((err as { error?: unknown }).error, { type: "error", error: { type: "invalid_request_error", message: /\$\.messages\[0\]\.content holds an unpaired UTF-16 surrogate/ } });
+
+  const openai = new OpenAI({ baseURL: `${server.baseUrl}/v1`, apiKey: ADMIN_KEY, maxRetries: 0 });
+  for (const [name, call] of [
+    ["Chat Completions", () => openai.chat.completions.create({ model: CLAUDE, messages: [{ role: "user", content: cut }] })],
+    ["Chat Completions, streamed", () => openai.chat.completions.create({ model: CLAUDE, stream: true, messages: [{ role: "user", content: cut }] })],
+    // With reasoning the local engine thinks about the text: the path that was a 500.
+    ["Responses", () => openai.responses.create({ model: CLAUDE, input: cut, reasoning: { effort: "low" } })],
+    ["Embeddings", () => openai.embeddings.create({ model: "text-embedding-3-small", input: [cut] })],
+  ] as const) {
+    const e = await (call as () => Promise<unknown>)().then(
+      () => undefined,
+      (x: unknown) => x,
+    );
+    t.ok(e instanceof OpenAI.BadRequestError, `${name} through the SDK: BadRequestError`);
+    t.match((e as { error?: unknown }).error, { type: "invalid_request_error", message: /unpaired UTF-16 surrogate/ }, name);
+  }
+
+  const gemini = await post(`/v1beta/models/${GEMINI}:generateContent`, { "x-goog-api-key": ADMIN_KEY }, JSON.stringify({ contents: [{ role: "user", parts: [{ text: cut }] }] }));
+  t.equal(gemini.status, 400);
+  t.match(gemini.body, { error: { code: 400, status: "INVALID_ARGUMENT", message: /\$\.contents\[0\]\.parts\[0\]\.text holds an unpaired/ } }, "generateContent");
+  const bearer = { authorization: `Bearer ${ADMIN_KEY}` };
+  const images = await post("/v1/images/generations", bearer, JSON.stringify({ model: "dall-e-2", prompt: cut }));
+  t.equal(images.status, 400);
+  t.match(images.body, { error: { type: "invalid_request_error" } }, "OpenAI images");
+  const bot = await post("/ib/submit/imagine", bearer, JSON.stringify({ prompt: cut }));
+  t.equal(bot.status, 400);
+  t.match(bot.body, { code: Number, description: String }, "image-bot");
+  const video = await post("/v1/video/generations", bearer, JSON.stringify({ model: "kling-v1", prompt: cut }));
+  t.equal(video.status, 400);
+  t.match(video.body, { code: String, message: String }, "video tasks");
+
+  // The same emoji whole, escaped as Python's json.dumps sends it: served.
+  const paired = await post("/v1/responses", bearer, `{"model":"${CLAUDE}","input":"an emoji \\ud83d\\ude00","reasoning":{"effort":"low"}}`);
+  t.equal(paired.status, 200, "a surrogate pair escaped in the JSON text is served");
+  t.match(JSON.stringify(paired.body), /\u{1F600}/u, "and reaches the answer whole");
 });
