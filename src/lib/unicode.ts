@@ -8,8 +8,8 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const UNPAIRED_ALL = new RegExp(UNPAIRED.source, "g");
 
-/** Whether JSON text may hold an unpaired surrogate (a cheap test of the text before any walk of what it parsed to). */
-export const mayHoldSurrogate = (json: string): boolean => SURROGATE_ESCAPE.test(json);
+/** Whether JSON text may hold an unpaired surrogate (a cheap test of the text before any walk of what it parsed to; includes() first, several times faster than the regex alone). */
+export const mayHoldSurrogate = (json: string): boolean => json.includes("\\u") && SURROGATE_ESCAPE.test(json);
 
 /** Whether every surrogate in `s` is half of a pair. */
 export const isWellFormed = (s: string): boolean => !UNPAIRED.test(s);

@@ -43,7 +43,9 @@ function toWire(err: unknown): WireError {
   if (e?.code === "FST_ERR_CTP_BODY_TOO_LARGE") return wireError(400, CODE.PARAMETER_ERROR, "the request body is too large");
   if (e?.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return wireError(400, CODE.PARAMETER_ERROR, "send the body as application/json");
   if (e instanceof SyntaxError || e?.code === "FST_ERR_CTP_EMPTY_JSON_BODY" || e?.code === "FST_ERR_CTP_INVALID_JSON_BODY" || (e?.statusCode === 400 && /JSON/i.test(e.message ?? ""))) {
-    return wireError(400, CODE.PARAMETER_ERROR, "the body is not valid JSON");
+    // The gateway's own body checks (nesting depth, unpaired surrogates, content encoding) say what was wrong; fastify's parse error does not.
+    const own = e?.code === "FST_ERR_CTP_INVALID_JSON_BODY" && e.name !== "FastifyError" && e.message ? `: ${e.message}` : "";
+    return wireError(400, CODE.PARAMETER_ERROR, `the body is not valid JSON${own}`);
   }
   if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) return wireError(400, CODE.PARAMETER_ERROR, "the request could not be processed");
   return wireError(500, CODE.SYSTEM_ERROR, "system error: the gateway could not process the request");

@@ -35,8 +35,11 @@ function toWire(err: unknown): WireError {
   const e = err as FastifyError;
   switch (e?.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
-    case "FST_ERR_CTP_EMPTY_JSON_BODY":
-      return wireError(400, "We could not parse the JSON body of your request. The body must be a valid JSON object.", null, "invalid_json");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY": {
+      // The gateway's own body checks (nesting depth, unpaired surrogates, content encoding) say what was wrong; fastify's parse error does not.
+      const own = e.name !== "FastifyError" && e.message ? ` ${e.message}` : "";
+      return wireError(400, `We could not parse the JSON body of your request. The body must be a valid JSON object.${own}`, null, "invalid_json");
+    }
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return wireError(413, "The request body is too large.", null, "request_too_large");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":

@@ -16,7 +16,6 @@ const PROMPTS: Array<[string, string]> = [
   ["NUL", "\\u0000"],
   ["U+001F", "\\u001f"],
   ["U+FFFF", "\\uffff"],
-  ["a lone surrogate", "\\ud800"],
 ];
 
 /** The PNG with one byte of its IHDR chunk's CRC flipped: metadata reads it, decoding fails. */
@@ -63,6 +62,16 @@ for (const [name, escaped] of PROMPTS) {
     await isImage(t, ((await res.json()) as any).data?.[0]?.b64_json);
   });
 }
+
+t.test("generations: a prompt with half a surrogate pair is a 400 naming it (the neutral model cannot hold it)", async (t) => {
+  const res = await fetch(base + "/v1/images/generations", {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: `{"model":"dall-e-2","prompt":"a\\ud800b","size":"256x256","response_format":"b64_json"}`,
+  });
+  t.equal(res.status, 400);
+  t.match(await res.json(), { error: { type: "invalid_request_error", message: /\$\.prompt holds an unpaired UTF-16 surrogate/ } });
+});
 
 t.test("edits: a prompt with control characters renders", async (t) => {
   const image = await makePng(256, 256, { hole: true });
