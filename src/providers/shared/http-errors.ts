@@ -98,6 +98,16 @@ export function protocolError(vendor: string, what: string, cause?: unknown): Co
   return coreError(Code.Internal, `the ${vendor} upstream sent a malformed answer`, { reason: Reason.protocol, cause: cause ?? new Error(what), metadata: { upstream: vendor } });
 }
 
+/**
+ * What a translator of an upstream's answer threw: its own ConnectErrors as
+ * they are; anything else (a field of the wrong type that a translator read
+ * as the vendor documents it) is the upstream's malformed answer, not an
+ * internal error.
+ */
+export function untranslatable(vendor: string, err: unknown): ConnectError {
+  return err instanceof ConnectError ? err : protocolError(vendor, "the answer did not translate", err);
+}
+
 /** A feature the chosen upstream cannot take, refused with the neutral field path. */
 export function unsupported(vendor: string, field: string, what: string): ConnectError {
   return coreError(Code.InvalidArgument, `${what} is not supported when the model is served by a ${vendor} upstream`, {

@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
 import { errors as undiciErrors, type Dispatcher, type Pool } from "undici";
 import type { ConnectError } from "@connectrpc/connect";
-import { protocolError, retryAfterMs, transportError, upstreamHttpError } from "./http-errors.js";
+import { protocolError, retryAfterMs, transportError, untranslatable, upstreamHttpError } from "./http-errors.js";
 import type { UpstreamLogger } from "./log.js";
 import { parseWellFormed } from "../../lib/unicode.js";
 
@@ -446,7 +446,14 @@ export function exchangeJson<T = unknown>(up: Upstream, path: string, payload: u
     const onAnswer = (answer: WholeAnswer) => {
       try {
         if (answer.status < 200 || answer.status >= 300) throw answeredError(up, path, opts, answer, started);
-        resolve(read(jsonObject(up, answer.text)));
+        const body = jsonObject(up, answer.text);
+        try {
+          resolve(read(body));
+        } catch (err) {
+          const e = untranslatable(up.vendor, err);
+          if (e !== err) up.log.warn({ channel: up.channel, upstream: up.vendor, requestId: opts.requestId, path, err, body: answer.text.slice(0, 4096) }, "upstream answer did not translate");
+          throw e;
+        }
       } catch (err) {
         reject(err);
       }

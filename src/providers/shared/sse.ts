@@ -5,7 +5,7 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { createParser } from "eventsource-parser";
 import { DONE } from "../../core/iter.js";
-import { transportError } from "./http-errors.js";
+import { transportError, untranslatable } from "./http-errors.js";
 import { discard } from "./http.js";
 import { parseWellFormed } from "../../lib/unicode.js";
 
@@ -63,7 +63,7 @@ export function sseMap<T>(body: Readable, vendor: string, map: (e: SseEvent) => 
           } catch (err) {
             items = [];
             await close();
-            throw err;
+            throw untranslatable(vendor, err);
           }
           continue;
         }

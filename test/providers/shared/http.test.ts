@@ -2,7 +2,7 @@
 // paths, error mapping, pools and the log.
 import t, { type Test } from "tap";
 import { Readable } from "node:stream";
-import { Code, type ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { eventJson, sseMap, type SseEvent } from "../../../src/providers/shared/sse.js";
 import { retryAfterMs, transportError, upstreamHttpError } from "../../../src/providers/shared/http-errors.js";
 import { exchangeJson, postJson, upstreamPath, readJson } from "../../../src/providers/shared/http.js";
@@ -64,6 +64,32 @@ t.test("SSE: a broken body is a ConnectError", async (t) => {
   );
   t.same(seen, ["1"]);
   t.equal(errorDetail(err as never)?.reason, "upstream_stream_truncated");
+});
+
+t.test("SSE: an event the translator cannot read is the upstream's malformed answer; its own errors pass as they are", async (t) => {
+  const run = async (map: (e: SseEvent) => SseEvent[]) => {
+    const seen: string[] = [];
+    const err = await (async () => {
+      for await (const e of sseMap(Readable.from([Buffer.from("data: 1\n\ndata: 2\n\ndata: 3\n\n")]), "gemini", map)) seen.push(e.data);
+    })().then(
+      () => undefined,
+      (e: unknown) => e as ConnectError,
+    );
+    return { seen, err };
+  };
+  const typeError = await run((e) => {
+    if (e.data === "2") (JSON.parse("null") as string).startsWith("x");
+    return [e];
+  });
+  t.same(typeError.seen, ["1"]);
+  t.equal(typeError.err?.code, Code.Internal);
+  t.equal(errorDetail(typeError.err!)?.reason, "upstream_protocol_error", "a TypeError in the translator");
+  t.match(typeError.err?.message, /the gemini upstream sent a malformed answer/);
+  const own = await run((e) => {
+    if (e.data === "2") throw new ConnectError("refused", Code.InvalidArgument);
+    return [e];
+  });
+  t.equal(own.err?.code, Code.InvalidArgument, "the translator's own ConnectError");
 });
 
 t.test("retry-after forms", async (t) => {
@@ -239,6 +265,17 @@ t.test("exchangeJson: whole answers, error statuses, limits, timeouts, aborts an
   setTimeout(() => during.abort(), 50);
   t.equal((await fail(pending)).code, Code.Canceled, "aborted while waiting");
   await fake.nextAbort().catch(() => undefined);
+
+  // A translator that cannot read the answer (a field of another type than the vendor documents): the upstream's malformed answer.
+  const untranslated = await fail(exchangeJson(up, "/ok", {}, { signal: new AbortController().signal, requestId: "r", parseError: () => ({}) }, (b) => (b as { ok: string }).ok.startsWith("x")));
+  t.equal(untranslated.code, Code.Internal);
+  t.equal(errorDetail(untranslated)?.reason, "upstream_protocol_error", "a TypeError in the translator");
+  const refused = await fail(
+    exchangeJson(up, "/ok", {}, { signal: new AbortController().signal, requestId: "r", parseError: () => ({}) }, () => {
+      throw new ConnectError("refused", Code.InvalidArgument);
+    }),
+  );
+  t.equal(refused.code, Code.InvalidArgument, "the translator's own ConnectError as it is");
 
   const down = testUpstream("openai", "http://127.0.0.1:9/v1", { channel: "down2" });
   t.teardown(() => down.pools.close());
