@@ -5,6 +5,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorDetail, retryAfterSeconds } from "../../core/errors.js";
 import { INCORRECT_KEY, MISSING_KEY, openAIError, type OpenAIWireError } from "../shared/openai-error.js";
+import { bodyCheckFinding } from "../shared/body-check.js";
 
 export type { OpenAIWireError } from "../shared/openai-error.js";
 
@@ -100,9 +101,8 @@ export function toWireError(err: unknown, ctx: ErrorContext = {}): OpenAIWireErr
   switch (e?.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY": {
-      // The gateway's own body checks (nesting depth, unpaired surrogates, content encoding) say what was wrong; fastify's parse error does not.
-      const own = err instanceof Error && err.name !== "FastifyError" && err.message ? ` ${err.message}` : "";
-      return openAIError(400, `We could not parse the JSON body of your request. The body must be a valid JSON object.${own}`, "invalid_request_error", "invalid_json");
+      const finding = bodyCheckFinding(err);
+      return openAIError(400, `We could not parse the JSON body of your request. The body must be a valid JSON object.${finding ? ` ${finding}` : ""}`, "invalid_request_error", "invalid_json");
     }
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return openAIError(413, "The request body is too large.", "invalid_request_error", "request_too_large");

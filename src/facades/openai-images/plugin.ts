@@ -17,6 +17,7 @@ import { readForm, typedFields } from "./multipart.js";
 import { writeImagesStream, type StreamMessage } from "./sse.js";
 import { fromCoreBatch, toCoreEdit, toCoreGenerate, toCoreStreamEdit, toCoreStreamGenerate, toCoreVariation } from "./translate.js";
 import * as wire from "./wire.js";
+import { bodyCheckFinding } from "../shared/body-check.js";
 
 /** The format name keys are scoped by (core/tenancy/scope.ts). */
 const FORMAT = "images";
@@ -36,9 +37,8 @@ function toWire(err: unknown): WireError {
   switch (e?.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY": {
-      // The gateway's own body checks (nesting depth, unpaired surrogates, content encoding) say what was wrong; fastify's parse error does not.
-      const own = e.name !== "FastifyError" && e.message ? ` ${e.message}` : "";
-      return wireError(400, `We could not parse the JSON body of your request. The body must be a valid JSON object.${own}`, null, "invalid_json");
+      const finding = bodyCheckFinding(err);
+      return wireError(400, `We could not parse the JSON body of your request. The body must be a valid JSON object.${finding ? ` ${finding}` : ""}`, null, "invalid_json");
     }
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return wireError(413, "The request body is too large.", null, "request_too_large");
