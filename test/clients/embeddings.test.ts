@@ -6,7 +6,6 @@
 // through a gateway whose channels are fake upstreams of each kind that serves
 // embeddings (fakes.ts): an OpenAI-compatible one and a Gemini one, judged on
 // what reached the upstream and on what the client got back (issue #39).
-import { createRequire } from "node:module";
 import t, { type Test } from "tap";
 import type OpenAI from "openai";
 import { ADMIN_KEY, startServer, type TestServer } from "../helpers/app.js";
@@ -30,8 +29,7 @@ const openai7 = await import("openai");
 const openai6 = await import("openai6");
 const { createOpenAI } = await import("@ai-sdk/openai");
 const { embed, embedMany } = await import("ai");
-// LangChain through require: see openai-chat.test.ts (tap's loader mis-resolves an import of its ESM build).
-const { OpenAIEmbeddings } = createRequire(import.meta.url)("@langchain/openai") as typeof import("@langchain/openai");
+const { OpenAIEmbeddings } = await import("@langchain/openai");
 
 const MODEL = "text-embedding-3-small";
 /** The client's name of the model the Gemini fake serves (as EMBEDDING_UPSTREAM_MODEL.gemini). */

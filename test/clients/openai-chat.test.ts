@@ -4,7 +4,6 @@
 // tools, errors), @ai-sdk/openai in chat mode, @langchain/openai ChatOpenAI
 // and @openai/agents on Chat Completions. What each of them needs from the
 // wire is in /work/shared/notes/openai-formats.md (A.3-A.6, D, E.3, E.4).
-import { createRequire } from "node:module";
 import t from "tap";
 import type OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionTool } from "openai/resources/chat/completions";
@@ -22,16 +21,10 @@ const zod6 = await import("openai6/helpers/zod");
 const { z } = await import("zod");
 const { createOpenAI } = await import("@ai-sdk/openai");
 const { generateObject, generateText, stepCountIs, streamText, tool: aiTool } = await import("ai");
-// LangChain through require: under tap's TypeScript loader (a ts-node fork with an older copy of Node's ESM
-// resolver) the ESM build's `import "openai/lib/responses/ResponseInputItems.js"` resolves to a file that does
-// not exist (openai's "./lib/*" export wins over "./lib/*.js"); Node's own CommonJS resolver gets it right.
-// Its zod comes the same way, so that its schemas and LangChain's converters share one zod.
-const require = createRequire(import.meta.url);
-const { ChatOpenAI } = require("@langchain/openai") as typeof import("@langchain/openai");
-const { HumanMessage } = require("@langchain/core/messages") as typeof import("@langchain/core/messages");
+const { ChatOpenAI } = await import("@langchain/openai");
+const { HumanMessage } = await import("@langchain/core/messages");
 type AIMessageChunk = import("@langchain/core/messages").AIMessageChunk;
-const { tool: lcTool } = require("@langchain/core/tools") as typeof import("@langchain/core/tools");
-const zc = (require("zod") as typeof import("zod")).z;
+const { tool: lcTool } = await import("@langchain/core/tools");
 const agents = await import("@openai/agents");
 
 const MODEL = "gpt-4o-mini";
@@ -514,7 +507,7 @@ t.test("@ai-sdk/openai 4.0.118, openai.chat()", async (t) => {
 // @langchain/openai
 
 t.test("@langchain/openai 1.6.0 ChatOpenAI", async (t) => {
-  const Person = zc.object({ name: zc.string(), age: zc.number().int(), tags: zc.array(zc.string()) });
+  const Person = z.object({ name: z.string(), age: z.number().int(), tags: z.array(z.string()) });
   const llm = new ChatOpenAI({ model: MODEL, apiKey: ADMIN_KEY, configuration: { baseURL: baseURL() }, maxRetries: 0 });
 
   const msg = await llm.invoke("Hello there");
@@ -537,7 +530,7 @@ t.test("@langchain/openai 1.6.0 ChatOpenAI", async (t) => {
   const weather = lcTool(async ({ city }: { city: string }) => JSON.stringify({ city, temperature: 18 }), {
     name: "get_weather",
     description: "Current weather for a city",
-    schema: zc.object({ city: zc.string() }),
+    schema: z.object({ city: z.string() }),
   });
   const withTools = llm.bindTools([weather]);
   const question = new HumanMessage("Use get_weather for Tokyo");
@@ -690,7 +683,7 @@ t.test("AI SDK, LangChain and Agents on Chat Completions with fake upstreams", a
     });
 
     t.test(`${vendor}: @langchain/openai ChatOpenAI`, async (t) => {
-      const Person = zc.object({ name: zc.string(), age: zc.number().int(), tags: zc.array(zc.string()) });
+      const Person = z.object({ name: z.string(), age: z.number().int(), tags: z.array(z.string()) });
       const llm = new ChatOpenAI({ model, apiKey: ADMIN_KEY, configuration: { baseURL: upBaseURL }, maxRetries: 0 });
 
       const [msg, [asked]] = await during(() => llm.invoke("Hello there"));
@@ -711,7 +704,7 @@ t.test("AI SDK, LangChain and Agents on Chat Completions with fake upstreams", a
       const weather = lcTool(async ({ city }: { city: string }) => JSON.stringify({ city, temperature: 18 }), {
         name: "get_weather",
         description: "Current weather for a city",
-        schema: zc.object({ city: zc.string() }),
+        schema: z.object({ city: z.string() }),
       });
       const withTools = llm.bindTools([weather]);
       const question = new HumanMessage("Use get_weather for Tokyo");
