@@ -30,6 +30,9 @@ export const notFound = (message: string, reason = "not_found") => coreError(Cod
 export const unauthenticated = (message = "invalid or missing API key", reason = "invalid_api_key") => coreError(Code.Unauthenticated, message, { reason });
 export const permissionDenied = (message: string, reason = "permission_denied") => coreError(Code.PermissionDenied, message, { reason });
 
+/** A provider's answer the neutral model cannot hold (core/proto/shape.ts names the fault). */
+export const malformedAnswer = (fault: string) => coreError(Code.Internal, "the upstream sent a malformed answer", { reason: "upstream_protocol_error", cause: new Error(fault) });
+
 /** The ErrorDetail of an error, when it carries one. */
 export function errorDetail(err: ConnectError): ErrorDetail | undefined {
   return err.findDetails(ErrorDetailSchema)[0];

@@ -12,6 +12,7 @@ import type { ConnectError } from "@connectrpc/connect";
 import { StreamGenerateResponseSchema, UsageSchema, type Part, type StreamGenerateResponse, type Usage } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { asConnectError, Code, coreError } from "../errors.js";
 import { DONE } from "../iter.js";
+import { shapeFault } from "../proto/shape.js";
 
 type Ev = StreamGenerateResponse;
 
@@ -67,8 +68,10 @@ export class StreamGuardState {
 
   /** Checks one event; returns the events to pass on (the event itself, plus any repair) or throws. */
   accept(e: Ev): Ev[] {
-    const k = e.event;
     if (this.ended) return [];
+    const fault = shapeFault(StreamGenerateResponseSchema, e);
+    if (fault) throw streamViolation(fault);
+    const k = e.event;
     if (k.case === undefined) return [];
     if (k.case === "ping") return [e];
     if (k.case === "start") {

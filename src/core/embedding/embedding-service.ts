@@ -4,10 +4,11 @@
 // out) is retried and falls over to the next route, as does an upstream that
 // refuses the gateway's key or does not know the model (routing/retry.ts).
 // The pipeline settles the call's usage.
-import { EmbeddingService, EmbeddingUsageSchema, type EmbedRequest, type EmbedResponse } from "../../../gen/omnigate/embedding/v1/embedding_pb.js";
+import { EmbeddingService, EmbeddingUsageSchema, EmbedResponseSchema, type EmbedRequest, type EmbedResponse } from "../../../gen/omnigate/embedding/v1/embedding_pb.js";
 import type { Call } from "../call/call.js";
 import type { ServiceImpl } from "../call/service.js";
-import { asConnectError, Code, coreError, notFound, tagChannel } from "../errors.js";
+import { asConnectError, Code, coreError, malformedAnswer, notFound, tagChannel } from "../errors.js";
+import { shapeFault } from "../proto/shape.js";
 import { promiseOf } from "../iter.js";
 import { create } from "../proto/create.js";
 import { unaryWithFallback } from "../routing/retry.js";
@@ -21,6 +22,8 @@ export interface EmbeddingServiceDeps {
 
 /** An answer that does not hold one vector per input is the provider's fault. */
 function checkAnswer(req: EmbedRequest, res: EmbedResponse): void {
+  const fault = shapeFault(EmbedResponseSchema, res);
+  if (fault) throw malformedAnswer(fault);
   if (res.embeddings.length !== req.inputs.length || res.embeddings.some((e) => e.values.length === 0)) {
     throw coreError(Code.Internal, "the embedding provider answered with the wrong number of vectors", { reason: "upstream_protocol_error" });
   }

@@ -144,6 +144,12 @@ t.test("an answer without one vector per input is the provider's fault", async (
   t.match(await failure(c.embed({ model: "m", inputs: [text("a"), text("b")] })), { code: "Internal", reason: "upstream_protocol_error", channel: "a" });
 });
 
+t.test("an answer the neutral model cannot hold (a vector of strings) is the provider's fault", async (t) => {
+  const strings: EmbeddingProvider = { kind: "openai", embed: async () => create(EmbedResponseSchema, { embeddings: [{ values: ["0.1"] as never }] }) };
+  const c = client(embeddingRouting({ channels: [channel("a", ["m"], strings)], upstream }));
+  t.match(await failure(c.embed({ model: "m", inputs: [text("a")] })), { code: "Internal", reason: "upstream_protocol_error", channel: "a" });
+});
+
 t.test("settled like chat input: the usage record, and the charge at the chat price of the input tokens", async (t) => {
   const usage = usageRows();
   const a = fake("openai", undefined, 2_000_000n);

@@ -7,7 +7,7 @@
 import t from "tap";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { StreamGenerateResponseSchema, ChatInputSchema, ChatService, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
+import { StreamGenerateResponseSchema, ChatInputSchema, ChatService, CountTokensResponseSchema, GenerateResponseSchema, type StreamGenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import { serve } from "../call/harness.js";
 import { guardStream } from "../../../src/core/chat/stream-guard.js";
 import { chatService } from "../../../src/core/chat/chat-service.js";
@@ -209,4 +209,36 @@ t.test("a chat stream through the pipeline is recorded with how it ended", async
   t.equal(records.at(-1)?.status, "canceled", "a reader that went away: canceled");
   t.same(log, ["read 0", "read 1", "closed"], "and the source was closed");
   t.equal(records.length, 3, "one record a stream");
+});
+
+t.test("an answer or event the neutral model cannot hold is the upstream's malformed answer, on that route", async (t) => {
+  const reports: string[] = [];
+  const input = create(ChatInputSchema, { model: "m", turns: [{ role: 1, parts: [{ kind: { case: "text", value: { text: "hi" } } }] }] } as never);
+  const provider = {
+    // A message id that is a number, as an upstream might send it.
+    generate: async () => ({ ...create(GenerateResponseSchema, { candidates: [{ parts: [{ kind: { case: "text", value: { text: "a" } } }] }] }), id: 42 }),
+    countTokens: async () => ({ ...create(CountTokensResponseSchema), inputTokens: 3 }),
+    stream: () => source([start, text, ev({ case: "partDelta", value: { index: 0, delta: { case: "text", value: { t: "a" } } } }), stop, finish], []),
+  };
+  const rt: ChatRouting = { ...routing(reports), resolve: () => [{ channel: "c1", upstreamModel: "m", provider: provider as never }] };
+  const chat = serve(ChatService, chatService({ routing: rt }));
+  const failed = async (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e as ConnectError,
+    );
+
+  const unary = await failed(chat.generate({ input }));
+  t.equal(unary?.rawMessage, "the upstream sent a malformed answer");
+  t.equal(unary?.code, Code.Internal);
+  t.match((unary?.cause as Error).message, /^id: a number where a string belongs$/);
+  t.notOk(reports.includes("c1 ok"), "the route is not reported as having served it");
+
+  const counted = await failed(chat.countTokens({ input }));
+  t.match((counted?.cause as Error).message, /^inputTokens: a number where a bigint belongs$/);
+
+  const { out, err } = await drain(chat.streamGenerate({ input })[Symbol.asyncIterator]());
+  t.same(cases(out).slice(0, 2), ["start", "partStart"], "the events before it went out");
+  t.equal(err?.rawMessage, "the upstream stream was malformed");
+  t.match((err?.cause as Error).message, /^partDelta\.text: an object where a string belongs$/);
 });
