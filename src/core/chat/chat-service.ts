@@ -1,15 +1,14 @@
 // The neutral chat core: resolves the model to a provider and calls it, with
 // retries and fallover across its routes. Facades and RPC callers meet
 // exactly this; the call's usage is settled by the pipeline.
-import type { DescMessage } from "@bufbuild/protobuf";
 import { ChatService, CountTokensResponseSchema, GenerateResponseSchema, type ChatInput, type GenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
 import type { CachedContentStore } from "../../storage/types.js";
 import type { ChatRoute, ChatRouting } from "../routing/chat-routing.js";
 import { streamWithFallback, unaryWithFallback } from "../routing/retry.js";
 import type { Call } from "../call/call.js";
 import type { ServiceImpl } from "../call/service.js";
-import { asConnectError, malformedAnswer, notFound, tagChannel } from "../errors.js";
-import { shapeFault } from "../proto/shape.js";
+import { asConnectError, notFound, tagChannel } from "../errors.js";
+import { checkedAnswer } from "../proto/shape.js";
 import { checkChatInput } from "./validate.js";
 import { moveEventToCache, moveToCache, resolveCachedContext } from "./cached-context.js";
 import { openOnFirstNext, promiseOf } from "../iter.js";
@@ -22,13 +21,6 @@ export interface ChatServiceDeps {
   /** The Files API's files; a media part naming one (file_id) gets its bytes from here. */
   files?: FileResolveDeps;
   now?: () => number;
-}
-
-/** A provider's answer, once the core has checked the neutral model can hold it (a fault fails the attempt). */
-function checked<T>(schema: DescMessage, answer: T): T {
-  const fault = shapeFault(schema, answer);
-  if (fault) throw malformedAnswer(fault);
-  return answer;
 }
 
 /** The routes to try for a model, best first (retry and fallover walk them: routing/retry.ts). */
@@ -57,7 +49,7 @@ export function chatService(deps: ChatServiceDeps): Pick<ServiceImpl<typeof Chat
     let r = routes[0];
     return unaryWithFallback(deps.routing, routes, call.signal, (x) => {
       r = x;
-      return x.provider.generate(input, callCtx(call, x)).then((resp) => checked(GenerateResponseSchema, resp));
+      return x.provider.generate(input, callCtx(call, x)).then((resp) => checkedAnswer(GenerateResponseSchema, resp));
     }).then(
       (resp) => {
         resp.usage = moveToCache(resp.usage, cachedTokens);
@@ -107,7 +99,7 @@ export function chatService(deps: ChatServiceDeps): Pick<ServiceImpl<typeof Chat
     async countTokens(req, call) {
       const { input, cachedTokens } = await prepare(checkChatInput(req.input, { requireTurns: false }), call, false);
       const routes = routesFor(deps.routing, input, call);
-      const counted = await unaryWithFallback(deps.routing, routes, call.signal, (x) => x.provider.countTokens(input, callCtx(call, x)).then((c) => checked(CountTokensResponseSchema, c)));
+      const counted = await unaryWithFallback(deps.routing, routes, call.signal, (x) => x.provider.countTokens(input, callCtx(call, x)).then((c) => checkedAnswer(CountTokensResponseSchema, c)));
       const moved = counted.inputTokens < cachedTokens ? counted.inputTokens : cachedTokens;
       counted.inputTokens -= moved;
       counted.cachedTokens += moved;

@@ -7,8 +7,8 @@
 import { EmbeddingService, EmbeddingUsageSchema, EmbedResponseSchema, type EmbedRequest, type EmbedResponse } from "../../../gen/omnigate/embedding/v1/embedding_pb.js";
 import type { Call } from "../call/call.js";
 import type { ServiceImpl } from "../call/service.js";
-import { asConnectError, Code, coreError, malformedAnswer, notFound, tagChannel } from "../errors.js";
-import { shapeFault } from "../proto/shape.js";
+import { asConnectError, Code, coreError, notFound, tagChannel } from "../errors.js";
+import { checkedAnswer } from "../proto/shape.js";
 import { promiseOf } from "../iter.js";
 import { create } from "../proto/create.js";
 import { unaryWithFallback } from "../routing/retry.js";
@@ -22,8 +22,7 @@ export interface EmbeddingServiceDeps {
 
 /** An answer that does not hold one vector per input is the provider's fault. */
 function checkAnswer(req: EmbedRequest, res: EmbedResponse): void {
-  const fault = shapeFault(EmbedResponseSchema, res);
-  if (fault) throw malformedAnswer(fault);
+  checkedAnswer(EmbedResponseSchema, res);
   if (res.embeddings.length !== req.inputs.length || res.embeddings.some((e) => e.values.length === 0)) {
     throw coreError(Code.Internal, "the embedding provider answered with the wrong number of vectors", { reason: "upstream_protocol_error" });
   }

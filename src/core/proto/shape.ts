@@ -10,6 +10,7 @@
 // value of another type is a fault, named by its path. Struct fields hold any
 // JSON object (what JSON.parse gives is always well-formed).
 import { create as libraryCreate, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { malformedAnswer } from "../errors.js";
 
 /**
  * Checks a value; returns undefined when it fits, else what is wrong with it
@@ -24,6 +25,13 @@ const checkers = new WeakMap<DescMessage, Check>();
 export function shapeFault(schema: DescMessage, message: unknown): string | undefined {
   const fault = messageCheck(schema)(message);
   return fault?.startsWith(": ") ? schema.name + fault : fault;
+}
+
+/** A provider's answer, once checked: a fault throws the upstream's malformed answer, failing that attempt. */
+export function checkedAnswer<T>(schema: DescMessage, answer: T): T {
+  const fault = shapeFault(schema, answer);
+  if (fault) throw malformedAnswer(fault);
+  return answer;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
