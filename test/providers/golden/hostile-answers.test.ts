@@ -18,6 +18,7 @@ import { fromCoreMessage } from "../../../src/facades/messages/translate.js";
 import { fromCoreResponse as fromCoreContent } from "../../../src/facades/generate-content/translate-response.js";
 import { fromCoreResponse as fromCoreResponses } from "../../../src/facades/openai-responses/translate-response.js";
 import { sealer } from "../../../src/facades/openai-responses/seal.js";
+import { mutate, rng } from "./mutate.js";
 import { wholeResponse } from "../openai-responses/fixtures.js";
 
 const fixture = (p: string): unknown => JSON.parse(readFileSync(new URL(`../../fixtures/${p}`, import.meta.url), "utf8"));
@@ -99,39 +100,6 @@ const VENDORS: [string, unknown[], (body: never) => GenerateResponse][] = [
   ["gemini", [fixture("gemini/thinking-function-call.json"), GEMINI_RICH], (b) => fromGemini(b, { model: "m", channel: "c", newId })],
   ["openai responses", [wholeResponse], (b) => fromResponses(b, { model: "m", channel: "c", newId })],
 ];
-
-/** A small seeded generator (mulberry32): the same mutations on every run. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const JUNK: unknown[] = [null, 0, -1, 1.5, 1e308, "", "x", true, false, [], {}, [1, "a"], { a: 1 }, "NaN", "9".repeat(30), -Number.MAX_SAFE_INTEGER - 2];
-
-function mutate(v: unknown, r: () => number, p: number): unknown {
-  const junk = () => JUNK[Math.floor(r() * JUNK.length)];
-  if (r() < p / 3) return junk();
-  if (Array.isArray(v)) {
-    const out = v.map((x) => mutate(x, r, p));
-    if (r() < p / 4) out.push(junk());
-    if (r() < p / 4 && out.length) out.splice(Math.floor(r() * out.length), 1);
-    return out;
-  }
-  if (v !== null && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      if (r() < p / 5) continue;
-      out[k] = r() < p ? junk() : mutate(x, r, p);
-    }
-    return out;
-  }
-  return r() < p ? junk() : v;
-}
 
 const seal = sealer("hostile-answers");
 /** Every facade's rendering of one neutral answer, as the JSON each sends. */

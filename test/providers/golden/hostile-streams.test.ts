@@ -20,6 +20,7 @@ import { frameText as messagesFrame, MessagesStreamTranslator } from "../../../s
 import { GenerateContentStreamTranslator } from "../../../src/facades/generate-content/stream.js";
 import { ResponsesStreamTranslator } from "../../../src/facades/openai-responses/stream.js";
 import { sealer } from "../../../src/facades/openai-responses/seal.js";
+import { mutate, rng } from "./mutate.js";
 import { streamEvents } from "../openai-responses/fixtures.js";
 
 type Ev = StreamGenerateResponse;
@@ -47,34 +48,6 @@ const VENDORS: [string, unknown[][], () => StreamTranslator<never, Ev>][] = [
   ["gemini", [sseData("gemini/stream-thinking-tools.sse"), sseData("gemini/stream-trailing-signature.sse")], () => new GeminiStreamTranslator({ model: "m", channel: "c", newId })],
   ["openai responses", [streamEvents.map((e, i) => ({ ...e, sequence_number: i }))], () => new ResponsesUpstream({ model: "m", channel: "c", newId })],
 ];
-
-/** A small seeded generator (mulberry32): the same mutations on every run. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const JUNK: unknown[] = [null, 0, -1, 1.5, 1e308, "", "x", true, false, [], {}, [1, "a"], { a: 1 }, "NaN", "9".repeat(30)];
-
-function mutate(v: unknown, r: () => number, p: number): unknown {
-  const junk = () => JUNK[Math.floor(r() * JUNK.length)];
-  if (r() < p / 3) return junk();
-  if (Array.isArray(v)) return v.map((x) => mutate(x, r, p));
-  if (v !== null && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      if (r() < p / 5) continue;
-      out[k] = r() < p ? junk() : mutate(x, r, p);
-    }
-    return out;
-  }
-  return r() < p ? junk() : v;
-}
 
 /** Some events mutated; now and then one dropped, one repeated, or the stream cut. */
 function mutateStream(events: unknown[], r: () => number): unknown[] {
