@@ -1,6 +1,8 @@
 // shapeFault: what the neutral model can hold, what it repairs (absent values
 // become zeros) and what it names as a fault (a value of another type).
 import t from "tap";
+import { create as libraryCreate, createFileRegistry, type DescMessage } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema, file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import { create } from "../../../src/core/proto/create.js";
 import { shapeFault } from "../../../src/core/proto/shape.js";
 import { CountTokensResponseSchema, GenerateResponseSchema, StreamGenerateResponseSchema, type GenerateResponse } from "../../../gen/omnigate/chat/v1/chat_pb.js";
@@ -89,4 +91,58 @@ t.test("stream events are checked the same way", async (t) => {
   t.match(shapeFault(StreamGenerateResponseSchema, bad), /^partDelta\.text: a number where a string belongs$/);
   const badIndex = create(StreamGenerateResponseSchema, { event: { case: "partStop", value: { index: "0" as never } } });
   t.match(shapeFault(StreamGenerateResponseSchema, badIndex), /^partStop\.index: a string where a number belongs$/);
+});
+
+/** Field shapes gen/ does not have: a bool, an int64 as a JS string, Value and ListValue fields, a map of numbers. */
+function synthetic(): DescMessage {
+  const T = { INT32: 5, INT64: 3, BOOL: 8, STRING: 9, MESSAGE: 11 };
+  const L = { OPTIONAL: 1, REPEATED: 3 };
+  const file = libraryCreate(FileDescriptorProtoSchema, {
+    name: "shape-synthetic.proto",
+    package: "synthetic",
+    syntax: "proto3",
+    dependency: ["google/protobuf/struct.proto"],
+    messageType: [
+      {
+        name: "Odd",
+        field: [
+          { name: "on", number: 1, label: L.OPTIONAL, type: T.BOOL, jsonName: "on" },
+          { name: "big", number: 2, label: L.OPTIONAL, type: T.INT64, jsonName: "big", options: { jstype: 1 } },
+          { name: "any", number: 3, label: L.OPTIONAL, type: T.MESSAGE, typeName: ".google.protobuf.Value", jsonName: "any" },
+          { name: "list", number: 4, label: L.OPTIONAL, type: T.MESSAGE, typeName: ".google.protobuf.ListValue", jsonName: "list" },
+          { name: "counts", number: 5, label: L.REPEATED, type: T.MESSAGE, typeName: ".synthetic.Odd.CountsEntry", jsonName: "counts" },
+        ],
+        nestedType: [
+          {
+            name: "CountsEntry",
+            field: [
+              { name: "key", number: 1, label: L.OPTIONAL, type: T.STRING, jsonName: "key" },
+              { name: "value", number: 2, label: L.OPTIONAL, type: T.INT32, jsonName: "value" },
+            ],
+            options: { mapEntry: true },
+          },
+        ],
+      },
+    ],
+  });
+  const registry = createFileRegistry(file, (name) => (name === "google/protobuf/struct.proto" ? file_google_protobuf_struct : undefined));
+  return registry.getMessage("synthetic.Odd")!;
+}
+
+t.test("shapes gen/ does not use: booleans, 64-bit strings, Value, ListValue, maps of scalars", async (t) => {
+  const Odd = synthetic();
+  const ok = { $typeName: "synthetic.Odd", on: true, big: "9007199254740993", any: [1, { a: null }], list: ["x"], counts: { a: 1 } };
+  t.equal(shapeFault(Odd, ok), undefined);
+  t.match(shapeFault(Odd, { ...ok, on: "yes" }), /^on: a string where a boolean belongs$/);
+  t.match(shapeFault(Odd, { ...ok, big: 5n }), /^big: a bigint where a 64-bit integer string belongs$/);
+  t.equal(shapeFault(Odd, { ...ok, any: "anything JSON" }), undefined, "a Value holds any JSON");
+  t.match(shapeFault(Odd, { ...ok, list: {} }), /^list: an object where a JSON array belongs$/);
+  t.match(shapeFault(Odd, { ...ok, counts: [] }), /^counts: an array where a map belongs$/);
+  t.match(shapeFault(Odd, { ...ok, counts: { a: "1" } }), /^counts\["a"\]: a string where a number belongs$/);
+});
+
+t.test("a oneof whose case is not a string is a fault", async (t) => {
+  const a = answer();
+  a.candidates[0]!.parts[0]!.kind = { case: 3, value: {} } as never;
+  t.match(shapeFault(GenerateResponseSchema, a), /parts\[0\]\.kind: no such case 3$/);
 });
