@@ -27,7 +27,7 @@ import {
 } from "./translate.js";
 import * as wire from "./wire.js";
 import { sseEvent } from "./sse.js";
-import { bodyCheckFinding } from "../shared/body-check.js";
+import { withBodyCheckFinding } from "../shared/body-check.js";
 
 /** The format name keys are scoped by (core/tenancy/scope.ts). */
 const FORMAT = "image-bot";
@@ -44,8 +44,7 @@ function toWire(err: unknown): WireError {
   if (e?.code === "FST_ERR_CTP_BODY_TOO_LARGE") return wireError(400, CODE.PARAMETER_ERROR, "the request body is too large");
   if (e?.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return wireError(400, CODE.PARAMETER_ERROR, "send the body as application/json");
   if (e instanceof SyntaxError || e?.code === "FST_ERR_CTP_EMPTY_JSON_BODY" || e?.code === "FST_ERR_CTP_INVALID_JSON_BODY" || (e?.statusCode === 400 && /JSON/i.test(e.message ?? ""))) {
-    const finding = bodyCheckFinding(err);
-    return wireError(400, CODE.PARAMETER_ERROR, `the body is not valid JSON${finding ? `: ${finding}` : ""}`);
+    return wireError(400, CODE.PARAMETER_ERROR, withBodyCheckFinding("the body is not valid JSON", err, ": "));
   }
   if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) return wireError(400, CODE.PARAMETER_ERROR, "the request could not be processed");
   return wireError(500, CODE.SYSTEM_ERROR, "system error: the gateway could not process the request");

@@ -5,7 +5,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorDetail, retryAfterSeconds } from "../../core/errors.js";
 import { INCORRECT_KEY, MISSING_KEY, openAIError, type OpenAIWireError } from "../shared/openai-error.js";
-import { bodyCheckFinding } from "../shared/body-check.js";
+import { withBodyCheckFinding } from "../shared/body-check.js";
 
 export type { OpenAIWireError } from "../shared/openai-error.js";
 
@@ -100,10 +100,8 @@ export function toWireError(err: unknown, ctx: ErrorContext = {}): OpenAIWireErr
   const e = err as HttpishError;
   switch (e?.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
-    case "FST_ERR_CTP_EMPTY_JSON_BODY": {
-      const finding = bodyCheckFinding(err);
-      return openAIError(400, `We could not parse the JSON body of your request. The body must be a valid JSON object.${finding ? ` ${finding}` : ""}`, "invalid_request_error", "invalid_json");
-    }
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return openAIError(400, withBodyCheckFinding("We could not parse the JSON body of your request. The body must be a valid JSON object.", err), "invalid_request_error", "invalid_json");
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return openAIError(413, "The request body is too large.", "invalid_request_error", "request_too_large");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":

@@ -17,7 +17,7 @@ import { readForm, typedFields } from "./multipart.js";
 import { writeImagesStream, type StreamMessage } from "./sse.js";
 import { fromCoreBatch, toCoreEdit, toCoreGenerate, toCoreStreamEdit, toCoreStreamGenerate, toCoreVariation } from "./translate.js";
 import * as wire from "./wire.js";
-import { bodyCheckFinding } from "../shared/body-check.js";
+import { withBodyCheckFinding } from "../shared/body-check.js";
 
 /** The format name keys are scoped by (core/tenancy/scope.ts). */
 const FORMAT = "images";
@@ -36,10 +36,8 @@ function toWire(err: unknown): WireError {
   const e = err as FastifyError;
   switch (e?.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
-    case "FST_ERR_CTP_EMPTY_JSON_BODY": {
-      const finding = bodyCheckFinding(err);
-      return wireError(400, `We could not parse the JSON body of your request. The body must be a valid JSON object.${finding ? ` ${finding}` : ""}`, null, "invalid_json");
-    }
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return wireError(400, withBodyCheckFinding("We could not parse the JSON body of your request. The body must be a valid JSON object.", err), null, "invalid_json");
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return wireError(413, "The request body is too large.", null, "request_too_large");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":

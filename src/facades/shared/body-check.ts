@@ -8,3 +8,9 @@ export function bodyCheckFinding(err: unknown): string | undefined {
   if (!(err instanceof Error) || (err as { code?: unknown }).code !== "FST_ERR_CTP_INVALID_JSON_BODY" || err.name === "FastifyError") return undefined;
   return err.message || undefined;
 }
+
+/** `message`, followed by the body checks' finding (after `sep`) when there is one. */
+export function withBodyCheckFinding(message: string, err: unknown, sep = " "): string {
+  const finding = bodyCheckFinding(err);
+  return finding ? `${message}${sep}${finding}` : message;
+}

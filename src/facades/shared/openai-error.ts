@@ -6,7 +6,7 @@
 // reaches the client.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorDetail, retryAfterSeconds } from "../../core/errors.js";
-import { bodyCheckFinding } from "./body-check.js";
+import { withBodyCheckFinding } from "./body-check.js";
 
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -110,10 +110,8 @@ export function toWireError(err: unknown, ctx: ErrorContext = {}): OpenAIWireErr
   switch (e.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return openAIError(413, TOO_LARGE, "invalid_request_error", "request_too_large");
-    case "FST_ERR_CTP_INVALID_JSON_BODY": {
-      const finding = bodyCheckFinding(err);
-      return openAIError(400, finding ? `${INVALID_JSON} ${finding}` : INVALID_JSON, "invalid_request_error");
-    }
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+      return openAIError(400, withBodyCheckFinding(INVALID_JSON, err), "invalid_request_error");
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return openAIError(400, INVALID_JSON, "invalid_request_error");

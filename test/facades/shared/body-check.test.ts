@@ -1,5 +1,5 @@
 import t from "tap";
-import { bodyCheckFinding } from "../../../src/facades/shared/body-check.js";
+import { bodyCheckFinding, withBodyCheckFinding } from "../../../src/facades/shared/body-check.js";
 import { JsonDepthError, UnpairedSurrogateError } from "../../../src/server/json-body.js";
 import { RequestEncodingError } from "../../../src/server/request-encoding.js";
 
@@ -12,3 +12,7 @@ t.equal(bodyCheckFinding(fastifyParseError), undefined, "fastify's own parse err
 t.equal(bodyCheckFinding(new SyntaxError("Unexpected end of JSON input")), undefined, "another error");
 t.equal(bodyCheckFinding(Object.assign(new Error(""), { code: "FST_ERR_CTP_INVALID_JSON_BODY" })), undefined, "no message");
 t.equal(bodyCheckFinding("FST_ERR_CTP_INVALID_JSON_BODY"), undefined, "not an error");
+
+t.equal(withBodyCheckFinding("Bad body.", new JsonDepthError()), "Bad body. JSON nested more than 100 levels deep", "a message with the finding");
+t.equal(withBodyCheckFinding("bad body", new JsonDepthError(), ": "), "bad body: JSON nested more than 100 levels deep", "after another separator");
+t.equal(withBodyCheckFinding("Bad body.", fastifyParseError), "Bad body.", "a message alone when there is none");
