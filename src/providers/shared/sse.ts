@@ -5,7 +5,7 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { createParser } from "eventsource-parser";
 import { DONE } from "../../core/iter.js";
-import { transportError, untranslatable } from "./http-errors.js";
+import { protocolError, transportError, untranslatable } from "./http-errors.js";
 import { discard } from "./http.js";
 import { parseWellFormed } from "../../lib/unicode.js";
 
@@ -14,6 +14,9 @@ export interface SseEvent {
   event: string | undefined;
   data: string;
 }
+
+/** The most an event may take on the wire (its lines up to the blank one), as the largest whole JSON answer. */
+export const MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
 /** What an sseMap function returns for an event that makes no item (one shared empty list). */
 export const NO_ITEMS: readonly never[] = [];
@@ -28,11 +31,23 @@ export const NO_ITEMS: readonly never[] = [];
  * first. A break in the body becomes a ConnectError; what `map` throws passes
  * as it is and drops the rest of the body, as does `return()`. The body is
  * read from the call on (its listeners are attached here), so an iterator
- * closed before its first `next()` still drops it.
+ * closed before its first `next()` still drops it. An event (or comment)
+ * longer than `maxEventBytes` is the upstream's malformed answer: the parser
+ * would otherwise hold an endless line in memory.
  */
-export function sseMap<T>(body: Readable, vendor: string, map: (e: SseEvent) => readonly T[]): AsyncIterableIterator<T> {
+export function sseMap<T>(body: Readable, vendor: string, map: (e: SseEvent) => readonly T[], maxEventBytes = MAX_EVENT_BYTES): AsyncIterableIterator<T> {
   const events: SseEvent[] = [];
-  const parser = createParser({ onEvent: (e) => events.push({ event: e.event, data: e.data }) });
+  // Bytes fed since the parser last finished an event or a comment: what it may be holding.
+  let held = 0;
+  const parser = createParser({
+    onEvent: (e) => {
+      held = 0;
+      events.push({ event: e.event, data: e.data });
+    },
+    onComment: () => {
+      held = 0;
+    },
+  });
   const decoder = new StringDecoder("utf8");
   const chunks = bodyChunks(body)[Symbol.asyncIterator]();
   let items: readonly T[] = [];
@@ -79,11 +94,18 @@ export function sseMap<T>(body: Readable, vendor: string, map: (e: SseEvent) => 
           if (r.done) {
             state = "ended";
             parser.feed(decoder.end() + "\n\n");
-          } else parser.feed(typeof r.value === "string" ? r.value : decoder.write(r.value));
+          } else {
+            held += r.value.length;
+            parser.feed(typeof r.value === "string" ? r.value : decoder.write(r.value));
+          }
         } catch (err) {
           // bodyChunks has let go of the body when it threw.
           state = "closed";
           throw transportError(err, vendor, "body");
+        }
+        if (held > maxEventBytes) {
+          await close();
+          throw protocolError(vendor, `an event longer than ${maxEventBytes} bytes`);
         }
       }
     },

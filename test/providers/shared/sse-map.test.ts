@@ -139,3 +139,29 @@ t.test("openOnFirstNext: a failed opening rejects the next() that started it, th
   await t.rejects(it.next(), refused);
   t.same(await it.next(), { done: true, value: undefined });
 });
+
+t.test("sseMap: an event or comment longer than the limit is a malformed answer that drops the body", async (t) => {
+  for (const [what, lines] of [
+    ["one endless data line", ["data: ", "x".repeat(40), "x".repeat(40), "x".repeat(40)]],
+    [
+      "many data lines without the blank one",
+      ["data: 1\n", "data: 2\n", "data: 3\n", "data: 4\n", "data: 5\n", "data: 6\n", "data: 7\n", "data: 8\n", "data: 9\n", "data: 10\n", "data: 11\n", "data: 12\n", "data: 13\n", "data: 14\n"],
+    ],
+    ["an endless comment", [": ", "y".repeat(50), "y".repeat(50)]],
+  ] as const) {
+    const body = new PassThrough();
+    body.write("data: first\n\n");
+    for (const l of lines) body.write(l);
+    const { items, err } = await drain(sseMap(body, "x", (e) => [e.data], 100));
+    t.same(items, ["first"], `${what}: the events before it arrive`);
+    t.ok(err instanceof ConnectError && err.code === Code.Internal, `${what}: ${String(err)}`);
+    t.equal(err instanceof ConnectError ? errorDetail(err)?.reason : undefined, "upstream_protocol_error");
+    await tick();
+    t.ok(body.destroyed, `${what}: the body is dropped`);
+  }
+  // Many events and comments that are each short pass, however long the stream.
+  const body = new PassThrough();
+  for (let i = 0; i < 50; i++) body.write(`: ping\n\ndata: ${i}\n\n`);
+  body.end();
+  t.equal((await drain(sseMap(body, "x", (e) => [e.data], 100))).items.length, 50);
+});
