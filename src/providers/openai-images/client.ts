@@ -9,7 +9,8 @@ import { Code } from "@connectrpc/connect";
 import { coreError } from "../../core/errors.js";
 import { fromTransportError, fromVendorError } from "./errors.js";
 import type { VendorFile } from "./translate.js";
-import { discard } from "../shared/http.js";
+import { BodyTooLargeError, discard, readText } from "../shared/http.js";
+import { resultFetcher } from "../shared/result-urls.js";
 
 export interface OpenAIClientOptions {
   /** Channel name, for errors and logs. */
@@ -20,15 +21,14 @@ export interface OpenAIClientOptions {
   now?: () => number;
   /** Upper bound for a downloaded result. */
   maxDownloadBytes?: number;
+  /** Upper bound for a JSON answer read whole (base64 images included). */
+  maxAnswerBytes?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
 }
 
-/** A 2xx answer to a streamed request: its content type and body, unread. */
-export interface StreamedAnswer {
-  contentType: string;
-  body: Readable;
-}
+/** A 2xx answer to a streamed request: server-sent events, unread, or the JSON of a server that answered whole. */
+export type StreamedAnswer = { events: Readable; json?: undefined } | { events?: undefined; json: unknown };
 
 export interface OpenAIClient {
   postJson(path: string, body: unknown, signal: AbortSignal, requestId: string): Promise<unknown>;
@@ -41,8 +41,14 @@ export interface OpenAIClient {
   close(): Promise<void>;
 }
 
-async function readJson(body: Dispatcher.ResponseData["body"]): Promise<unknown> {
-  const text = await body.text();
+/** The largest JSON answer read whole: ten of the largest images, as base64. */
+const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+/** An error answer is read up to this; the rest is dropped. */
+const MAX_ERROR_BYTES = 64 * 1024;
+
+/** A body's JSON (undefined when it is not JSON), at most `limit` bytes (more is a BodyTooLargeError). */
+async function readJson(body: Dispatcher.ResponseData["body"], limit: number): Promise<unknown> {
+  const text = await readText(body, limit);
   try {
     return JSON.parse(text);
   } catch {
@@ -56,6 +62,8 @@ export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
   const pool = new Pool(base.origin, { connections: 16, headersTimeout: opts.headersTimeoutMs ?? 180_000, bodyTimeout: opts.bodyTimeoutMs ?? 180_000 });
   const now = opts.now ?? Date.now;
   const maxDownload = opts.maxDownloadBytes ?? 64 * 1024 * 1024;
+  const maxAnswer = opts.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+  const elsewhere = resultFetcher(base);
 
   const open = async (path: string, body: string | FormData, contentType: string | undefined, accept: string, signal: AbortSignal, requestId: string): Promise<Dispatcher.ResponseData> => {
     try {
@@ -77,13 +85,16 @@ export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
   };
 
   const readAnswer = async (res: Dispatcher.ResponseData): Promise<unknown> => {
+    const failed = res.statusCode >= 400;
     let json: unknown;
     try {
-      json = await readJson(res.body);
+      json = await readJson(res.body, failed ? MAX_ERROR_BYTES : maxAnswer);
     } catch (err) {
-      throw fromTransportError(err, opts.channel);
+      // An error answer too long to read is still its status; a result too long is no result.
+      if (!(err instanceof BodyTooLargeError)) throw fromTransportError(err, opts.channel);
+      if (!failed) throw badResponse(opts.channel);
     }
-    if (res.statusCode >= 400) throw fromVendorError(res.statusCode, res.headers, json, opts.channel, now());
+    if (failed) throw fromVendorError(res.statusCode, res.headers, json, opts.channel, now());
     if (json === undefined) throw badResponse(opts.channel);
     return json;
   };
@@ -93,10 +104,16 @@ export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
 
   const stream = async (path: string, body: string | FormData, contentType: string | undefined, signal: AbortSignal, requestId: string): Promise<StreamedAnswer> => {
     const res = await open(path, body, contentType, "text/event-stream, application/json", signal, requestId);
-    // An error status is read whole and thrown from there.
-    if (res.statusCode >= 400) await readAnswer(res);
     const type = res.headers["content-type"];
-    return { contentType: String(Array.isArray(type) ? type[0] : (type ?? "")).toLowerCase(), body: res.body };
+    // An error status, or a compatible server that does not stream and answers whole, is read as send() reads it.
+    if (
+      res.statusCode >= 400 ||
+      !String(Array.isArray(type) ? type[0] : (type ?? ""))
+        .toLowerCase()
+        .includes("text/event-stream")
+    )
+      return { json: await readAnswer(res) };
+    return { events: res.body };
   };
 
   const form = (fields: Array<[string, string]>, files: VendorFile[]): FormData => {
@@ -126,10 +143,12 @@ export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
       } catch {
         throw badResponse(opts.channel);
       }
-      if (u.protocol !== "http:" && u.protocol !== "https:") throw badResponse(opts.channel);
+      const own = u.origin === base.origin;
+      const problem = own ? undefined : elsewhere.problem(u);
+      if (problem) throw badResponse(opts.channel, `a result URL that ${problem}`);
       let res: Dispatcher.ResponseData;
       try {
-        res = u.origin === base.origin ? await pool.request({ path: u.pathname + u.search, method: "GET", signal }) : await request(u, { method: "GET", signal });
+        res = own ? await pool.request({ path: u.pathname + u.search, method: "GET", signal }) : await request(u, { method: "GET", signal, dispatcher: elsewhere.agent });
       } catch (err) {
         throw fromTransportError(err, opts.channel);
       }
@@ -156,10 +175,17 @@ export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
       }
       return Buffer.concat(chunks);
     },
-    close: () => pool.close(),
+    close: async () => {
+      await Promise.allSettled([pool.close(), elsewhere.agent.close()]);
+    },
   };
 }
 
-export function badResponse(channel: string): ConnectError {
-  return coreError(Code.Unavailable, "The upstream provider sent a response the gateway could not read.", { reason: "upstream_bad_response", metadata: { channel } });
+/** An answer the gateway cannot use; `why` goes to the log only. */
+export function badResponse(channel: string, why?: string): ConnectError {
+  return coreError(Code.Unavailable, "The upstream provider sent a response the gateway could not read.", {
+    reason: "upstream_bad_response",
+    metadata: { channel },
+    ...(why ? { cause: new Error(why) } : {}),
+  });
 }

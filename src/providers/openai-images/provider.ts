@@ -6,7 +6,7 @@
 import type { CallContext, ImageJob, ImageProvider, ImageResult, ImageStreamEvent, ProducedImage } from "../../core/ports.js";
 import { eventJson, sseMap } from "../shared/sse.js";
 import { badResponse, type OpenAIClient } from "./client.js";
-import { fromStreamError, fromTransportError } from "./errors.js";
+import { fromStreamError } from "./errors.js";
 import { addUsage, fromVendorImages, fromVendorUsage, IMAGE_PATHS, toVendorForm, toVendorGenerate } from "./translate.js";
 import { imageStreamEvent, imagesResponse } from "./wire.js";
 import type { ImageUsage } from "../../../gen/omnigate/image/v1/image_pb.js";
@@ -57,25 +57,13 @@ export function openaiImageProvider(channel: string, client: OpenAIClient): Imag
         answer = await client.streamForm(path, form.fields, form.files, ctx.signal, ctx.requestId);
       }
       // A compatible server that does not stream answers whole: its result, with no previews.
-      if (!answer.contentType.includes("text/event-stream")) {
-        const chunks: Buffer[] = [];
-        try {
-          for await (const c of answer.body) chunks.push(c as Buffer);
-        } catch (err) {
-          throw fromTransportError(err, channel);
-        }
-        let raw: unknown;
-        try {
-          raw = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        } catch {
-          throw badResponse(channel);
-        }
-        yield { kind: "result", result: await resultOf(raw, ctx) };
+      if (!answer.events) {
+        yield { kind: "result", result: await resultOf(answer.json, ctx) };
         return;
       }
       const images: ProducedImage[] = [];
       let usage: ImageUsage | undefined;
-      for await (const e of sseMap(answer.body, "openai", (ev) => [ev])) {
+      for await (const e of sseMap(answer.events, "openai", (ev) => [ev])) {
         const data = e.data.trim();
         if (!data || data === "[DONE]") continue;
         const json = eventJson(e) as { error?: unknown; type?: unknown } | undefined;
