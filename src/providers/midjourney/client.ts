@@ -1,9 +1,10 @@
 // The only I/O of the midjourney-proxy provider: JSON calls to the upstream
 // over one keep-alive undici Pool (mj-api-secret auth), and downloads of its
 // result images from wherever it hosts them.
-import { Agent, Pool, request, type Dispatcher } from "undici";
+import { Pool, request, type Dispatcher } from "undici";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { BodyTooLargeError, readBody as readLimited } from "../shared/http.js";
+import { resultFetcher } from "../shared/result-urls.js";
 
 export interface MidjourneyClientOptions {
   channel: string;
@@ -42,7 +43,7 @@ export function midjourneyClient(opts: MidjourneyClientOptions): MidjourneyClien
   const base = new URL(opts.baseUrl);
   const prefix = apiPrefix(base);
   const pool = new Pool(base.origin, { connections: 16, connect: { timeout: opts.timeoutMs }, keepAliveTimeout: 30_000 });
-  const downloads = new Agent({ connect: { timeout: opts.timeoutMs } });
+  const downloads = resultFetcher(base, { connect: { timeout: opts.timeoutMs } });
   const maxBytes = opts.maxBytes ?? 32 * 1024 * 1024;
   const headers = { "content-type": "application/json", accept: "application/json", "mj-api-secret": opts.apiSecret };
 
@@ -78,9 +79,17 @@ export function midjourneyClient(opts: MidjourneyClientOptions): MidjourneyClien
     post: (path, body, signal) => exchange("POST", path, body, signal),
     get: (path, signal) => exchange("GET", path, undefined, signal),
     async download(url, signal) {
+      let u: URL;
+      try {
+        u = new URL(url);
+      } catch {
+        throw new ConnectError("the upstream's image URL is not a URL", Code.Unavailable);
+      }
+      const problem = downloads.problem(u);
+      if (problem) throw new ConnectError(`the upstream's image URL ${problem}`, Code.Unavailable);
       let res: Dispatcher.ResponseData<unknown>;
       try {
-        res = await request(url, { method: "GET", dispatcher: downloads, signal, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+        res = await request(u, { method: "GET", dispatcher: downloads.agent, signal, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
       } catch (err) {
         if (signal.aborted) throw err;
         throw new ConnectError("the upstream's image could not be downloaded", Code.Unavailable, undefined, undefined, err);
@@ -96,7 +105,7 @@ export function midjourneyClient(opts: MidjourneyClientOptions): MidjourneyClien
       return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), mimeType: type.startsWith("image/") ? type : "application/octet-stream" };
     },
     async close() {
-      await Promise.allSettled([pool.close(), downloads.close()]);
+      await Promise.allSettled([pool.close(), downloads.agent.close()]);
     },
   };
 }

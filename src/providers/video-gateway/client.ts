@@ -1,13 +1,14 @@
 // The only file that talks to a remote /v1/video/generations gateway: one
 // undici Pool per channel for submit and poll, and result downloads (the
 // channel's key goes only to the channel's own origin).
-import { Agent, Pool, type Dispatcher } from "undici";
+import { Pool, type Dispatcher } from "undici";
 import { protocolError, transportError } from "../shared/http-errors.js";
 import type { UpstreamChannelOptions } from "../shared/pools.js";
 import { fromVendorError, VENDOR } from "./errors.js";
 import type { SubmitBody } from "./translate.js";
 import { submitted, task, type Task } from "./wire.js";
 import { readBody } from "../shared/http.js";
+import { resultFetcher } from "../shared/result-urls.js";
 
 export interface VideoGatewayClientOptions extends UpstreamChannelOptions {
   /** Largest download accepted. */
@@ -35,7 +36,7 @@ export function videoGatewayClient(opts: VideoGatewayClientOptions): VideoGatewa
   const prefix = base.pathname.replace(/\/+$/, "");
   const timeouts = { headersTimeout: opts.headersTimeoutMs ?? 120_000, bodyTimeout: opts.bodyTimeoutMs ?? 120_000 };
   const pool = new Pool(base.origin, { connections: opts.connections ?? 16, connect: { timeout: opts.connectTimeoutMs ?? 10_000 }, ...timeouts });
-  const elsewhere = new Agent({ connect: { timeout: opts.connectTimeoutMs ?? 10_000 }, ...timeouts });
+  const elsewhere = resultFetcher(base, { connect: { timeout: opts.connectTimeoutMs ?? 10_000 }, ...timeouts });
   const now = opts.now ?? Date.now;
   const auth = { authorization: `Bearer ${opts.apiKey}`, ...opts.headers };
 
@@ -97,16 +98,17 @@ export function videoGatewayClient(opts: VideoGatewayClientOptions): VideoGatewa
       } catch {
         throw protocolError(VENDOR, "result url is not a URL");
       }
-      if (url.protocol !== "http:" && url.protocol !== "https:") throw protocolError(VENDOR, "result url is not http(s)");
       const own = url.origin === base.origin;
+      const problem = own ? undefined : elsewhere.problem(url);
+      if (problem) throw protocolError(VENDOR, `result url ${problem}`);
       return exchange(
-        own ? pool : elsewhere,
+        own ? pool : elsewhere.agent,
         { origin: url.origin, path: url.pathname + url.search, method: "GET", headers: own ? { ...auth, accept: "*/*" } : { accept: "*/*" }, signal },
         opts.maxBytes,
       );
     },
     async close() {
-      await Promise.allSettled([pool.close(), elsewhere.close()]);
+      await Promise.allSettled([pool.close(), elsewhere.agent.close()]);
     },
   };
 }
