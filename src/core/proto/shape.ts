@@ -54,6 +54,16 @@ function scalarCheck(scalar: number, longAsString: boolean): Check {
     case 16 /* SFIXED64 */:
     case 18 /* SINT64 */:
       return longAsString ? (v) => (typeof v === "string" ? undefined : wrong(v, "a 64-bit integer string")) : (v) => (typeof v === "bigint" ? undefined : wrong(v, "a bigint"));
+    // 32-bit integers as the binary encoder asserts them: a remote client's answer is encoded.
+    case 5 /* INT32 */:
+    case 15 /* SFIXED32 */:
+    case 17 /* SINT32 */:
+      return (v) =>
+        Number.isInteger(v) && (v as number) >= -0x80000000 && (v as number) <= 0x7fffffff ? undefined : typeof v === "number" ? `: ${v} where a 32-bit integer belongs` : wrong(v, "a number");
+    case 7 /* FIXED32 */:
+    case 13 /* UINT32 */:
+      return (v) =>
+        Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff ? undefined : typeof v === "number" ? `: ${v} where an unsigned 32-bit integer belongs` : wrong(v, "a number");
     default:
       return (v) => (typeof v === "number" ? undefined : wrong(v, "a number"));
   }

@@ -9,12 +9,21 @@ export const submitResult = z.object({
   properties: z.record(z.string(), z.unknown()).nullish(),
 });
 
+/** A 32-bit integer, as the neutral model holds it; any other value reads as absent. */
+const int32 = z
+  .number()
+  .int()
+  .gte(-(2 ** 31))
+  .lte(2 ** 31 - 1)
+  .nullish()
+  .catch(undefined);
+
 export const button = z.object({
   customId: z.string(),
   emoji: z.string().nullish(),
   label: z.string().nullish(),
-  style: z.number().nullish(),
-  type: z.number().nullish(),
+  style: int32,
+  type: int32,
 });
 
 export const task = z.object({

@@ -42,7 +42,14 @@ export const imageStreamEvent = z
   .object({
     type: z.string(),
     b64_json: z.string().nullish(),
-    partial_image_index: z.number().int().nullish(),
+    // Read as absent (0) unless the neutral model's 32-bit index can hold it.
+    partial_image_index: z
+      .number()
+      .int()
+      .gte(0)
+      .lte(2 ** 31 - 1)
+      .nullish()
+      .catch(undefined),
     usage: usage.nullish(),
   })
   .loose();

@@ -56,6 +56,10 @@ t.test("a value of another type is a fault named by its path", async (t) => {
     ["a oneof not an object", (a) => (a.candidates[0]!.parts[0]!.kind = 5 as never), /parts\[0\]\.kind: a number where a oneof belongs/],
     ["a signature's value a number", (a) => (a.candidates[0]!.parts[3]!.signature!.value = 5 as never), /^candidates\[0\]\.parts\[3\]\.signature\.value: a number where a string belongs$/],
     ["a double a string", (a) => (a.candidates[0]!.logprobs!.chosenCandidates[0]!.logProbability = "-1" as never), /logProbability: a string where a number belongs/],
+    // What the binary encoder would refuse when a remote client's answer is encoded.
+    ["an int32 a fraction", (a) => (a.candidates[0]!.index = 1.5), /^candidates\[0\]\.index: 1\.5 where a 32-bit integer belongs$/],
+    ["an int32 too large", (a) => (a.candidates[0]!.index = 2 ** 31), /^candidates\[0\]\.index: 2147483648 where a 32-bit integer belongs$/],
+    ["an int32 a string", (a) => (a.candidates[0]!.index = "0" as never), /^candidates\[0\]\.index: a string where a number belongs$/],
   ];
   for (const [name, spoil, want] of cases) {
     const a = answer();
@@ -95,7 +99,7 @@ t.test("stream events are checked the same way", async (t) => {
 
 /** Field shapes gen/ does not have: a bool, an int64 as a JS string, Value and ListValue fields, a map of numbers. */
 function synthetic(): DescMessage {
-  const T = { INT32: 5, INT64: 3, BOOL: 8, STRING: 9, MESSAGE: 11 };
+  const T = { INT32: 5, INT64: 3, BOOL: 8, STRING: 9, MESSAGE: 11, UINT32: 13 };
   const L = { OPTIONAL: 1, REPEATED: 3 };
   const file = libraryCreate(FileDescriptorProtoSchema, {
     name: "shape-synthetic.proto",
@@ -111,6 +115,7 @@ function synthetic(): DescMessage {
           { name: "any", number: 3, label: L.OPTIONAL, type: T.MESSAGE, typeName: ".google.protobuf.Value", jsonName: "any" },
           { name: "list", number: 4, label: L.OPTIONAL, type: T.MESSAGE, typeName: ".google.protobuf.ListValue", jsonName: "list" },
           { name: "counts", number: 5, label: L.REPEATED, type: T.MESSAGE, typeName: ".synthetic.Odd.CountsEntry", jsonName: "counts" },
+          { name: "size", number: 6, label: L.OPTIONAL, type: T.UINT32, jsonName: "size" },
         ],
         nestedType: [
           {
@@ -131,7 +136,7 @@ function synthetic(): DescMessage {
 
 t.test("shapes gen/ does not use: booleans, 64-bit strings, Value, ListValue, maps of scalars", async (t) => {
   const Odd = synthetic();
-  const ok = { $typeName: "synthetic.Odd", on: true, big: "9007199254740993", any: [1, { a: null }], list: ["x"], counts: { a: 1 } };
+  const ok = { $typeName: "synthetic.Odd", on: true, big: "9007199254740993", any: [1, { a: null }], list: ["x"], counts: { a: 1 }, size: 0xffffffff };
   t.equal(shapeFault(Odd, ok), undefined);
   t.match(shapeFault(Odd, { ...ok, on: "yes" }), /^on: a string where a boolean belongs$/);
   t.match(shapeFault(Odd, { ...ok, big: 5n }), /^big: a bigint where a 64-bit integer string belongs$/);
@@ -139,6 +144,9 @@ t.test("shapes gen/ does not use: booleans, 64-bit strings, Value, ListValue, ma
   t.match(shapeFault(Odd, { ...ok, list: {} }), /^list: an object where a JSON array belongs$/);
   t.match(shapeFault(Odd, { ...ok, counts: [] }), /^counts: an array where a map belongs$/);
   t.match(shapeFault(Odd, { ...ok, counts: { a: "1" } }), /^counts\["a"\]: a string where a number belongs$/);
+  t.match(shapeFault(Odd, { ...ok, size: -1 }), /^size: -1 where an unsigned 32-bit integer belongs$/);
+  t.match(shapeFault(Odd, { ...ok, size: 2 ** 32 }), /^size: 4294967296 where an unsigned 32-bit integer belongs$/);
+  t.match(shapeFault(Odd, { ...ok, size: "1" }), /^size: a string where a number belongs$/);
 });
 
 t.test("a oneof whose case is not a string is a fault", async (t) => {

@@ -2,6 +2,7 @@
 import t from "tap";
 import { fromVendorButtons, fromVendorSubmit, fromVendorTask, isGridResult, progressOf, splitPrompts, toVendorModal, toVendorSubmit } from "../../../src/providers/midjourney/translate.js";
 import { apiPrefix } from "../../../src/providers/midjourney/client.js";
+import * as wire from "../../../src/providers/midjourney/wire.js";
 import type { ImageBotJob } from "../../../src/core/ports.js";
 
 const img = { data: new Uint8Array([1, 2, 3]), mimeType: "image/png" };
@@ -61,6 +62,23 @@ t.test("task states", async (t) => {
   t.equal(progressOf("100%"), 100);
   t.equal(progressOf("abc"), 0);
   t.same(fromVendorButtons({ id: "1", buttons: [{ customId: "c", emoji: null, label: "U1" }] }), [{ customId: "c", emoji: "", label: "U1", style: 2, type: 2 }]);
+});
+
+t.test("a button's style or type the neutral model cannot hold reads as absent", async (t) => {
+  const parsed = wire.task.parse({
+    id: 1,
+    buttons: [
+      { customId: "c", style: 1.5, type: 2 ** 40 },
+      { customId: "d", style: 4, type: "2" },
+    ],
+  });
+  t.same(
+    fromVendorButtons(parsed).map((b) => [b.style, b.type]),
+    [
+      [2, 2],
+      [4, 2],
+    ],
+  );
 });
 
 t.test("describe prompts, grids, API prefix", async (t) => {

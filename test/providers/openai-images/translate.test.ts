@@ -5,7 +5,7 @@ import { errorDetail, retryAfterSeconds } from "../../../src/core/errors.js";
 import { fromStreamError, fromTransportError, fromVendorError, retryAfterMs } from "../../../src/providers/openai-images/errors.js";
 import { addUsage, fromVendorImages, fromVendorUsage, toVendorForm, toVendorGenerate } from "../../../src/providers/openai-images/translate.js";
 import type { ImageJob } from "../../../src/core/ports.js";
-import { imagesResponse } from "../../../src/providers/openai-images/wire.js";
+import { imageStreamEvent, imagesResponse } from "../../../src/providers/openai-images/wire.js";
 
 const given: ImageJob["given"] = { size: "", quality: "", style: "", outputFormat: "", background: "", moderation: "", inputFidelity: "", responseFormat: "", user: "" };
 const job = (over: Partial<ImageJob>): ImageJob => ({
@@ -183,4 +183,9 @@ t.test("error events in a stream", async (t) => {
     t.equal(errorDetail(e)?.reason, "upstream_error");
     t.notMatch(e.message, /sk-123|upstream words/);
   }
+});
+
+t.test("a partial image's index the neutral model cannot hold reads as absent", async (t) => {
+  for (const bad of [1.5, -1, 2 ** 31, "1"]) t.equal(imageStreamEvent.parse({ type: "image_generation.partial_image", partial_image_index: bad }).partial_image_index, undefined, String(bad));
+  t.equal(imageStreamEvent.parse({ type: "image_generation.partial_image", partial_image_index: 2 }).partial_image_index, 2);
 });
