@@ -408,13 +408,15 @@ async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), "omnigate-bench-"));
   const procs = [];
   const stopAll = () => procs.forEach((p) => p.proc.kill("SIGTERM"));
+  // A stop for a run that hangs: by default ten minutes, plus seven a chat scenario selected (warm-ups, rounds, equal load).
+  const selected = chat.filter((s) => !ONLY || ONLY.test(`${s.name}, ${s.stream ? "streaming (20 chunks)" : "non-streaming"}`)).length;
   const guard = setTimeout(
     () => {
       console.error("bench: time limit reached, stopping");
       stopAll();
       process.exit(1);
     },
-    Number(process.env.BENCH_TIME_LIMIT_S ?? 2700) * 1000,
+    Number(process.env.BENCH_TIME_LIMIT_S ?? 600 + 420 * selected) * 1000,
   );
   guard.unref();
   try {
