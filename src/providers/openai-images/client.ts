@@ -46,6 +46,8 @@ const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 /** An error answer is read up to this; the rest is dropped. */
 const MAX_ERROR_BYTES = 64 * 1024;
 
+const isEventStream = (type: string | string[] | undefined): boolean => /text\/event-stream/i.test(Array.isArray(type) ? (type[0] ?? "") : (type ?? ""));
+
 /** A body's JSON (undefined when it is not JSON), at most `limit` bytes (more is a BodyTooLargeError). */
 async function readJson(body: Dispatcher.ResponseData["body"], limit: number): Promise<unknown> {
   const text = await readText(body, limit);
@@ -104,15 +106,8 @@ export function openaiClient(opts: OpenAIClientOptions): OpenAIClient {
 
   const stream = async (path: string, body: string | FormData, contentType: string | undefined, signal: AbortSignal, requestId: string): Promise<StreamedAnswer> => {
     const res = await open(path, body, contentType, "text/event-stream, application/json", signal, requestId);
-    const type = res.headers["content-type"];
     // An error status, or a compatible server that does not stream and answers whole, is read as send() reads it.
-    if (
-      res.statusCode >= 400 ||
-      !String(Array.isArray(type) ? type[0] : (type ?? ""))
-        .toLowerCase()
-        .includes("text/event-stream")
-    )
-      return { json: await readAnswer(res) };
+    if (res.statusCode >= 400 || !isEventStream(res.headers["content-type"])) return { json: await readAnswer(res) };
     return { events: res.body };
   };
 
