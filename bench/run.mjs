@@ -294,6 +294,9 @@ const geminiBody = { contents: [{ role: "user", parts: [{ text: "Say twenty word
 // gateway (42 -> 52 µs against 85 -> 87-90 on one machine, 2026-11-27, the
 // code paths it shares between the two having seen both), so a non-streaming
 // row measured after a streaming one flattered the gateway's ratio.
+/** A chat scenario's row label, which BENCH_ONLY matches. */
+const labelOf = (s) => `${s.name}, ${s.stream ? "streaming (20 chunks)" : "non-streaming"}`;
+
 const chat = [
   {
     name: "Anthropic client -> OpenAI upstream",
@@ -409,7 +412,7 @@ async function main() {
   const procs = [];
   const stopAll = () => procs.forEach((p) => p.proc.kill("SIGTERM"));
   // A stop for a run that hangs: by default ten minutes, plus seven a chat scenario selected (warm-ups, rounds, equal load).
-  const selected = chat.filter((s) => !ONLY || ONLY.test(`${s.name}, ${s.stream ? "streaming (20 chunks)" : "non-streaming"}`)).length;
+  const selected = chat.filter((s) => !ONLY || ONLY.test(labelOf(s))).length;
   const guard = setTimeout(
     () => {
       console.error("bench: time limit reached, stopping");
@@ -479,7 +482,7 @@ async function main() {
     };
     const rows = [];
     for (const s of chat) {
-      const label = `${s.name}, ${s.stream ? "streaming (20 chunks)" : "non-streaming"}`;
+      const label = labelOf(s);
       if (ONLY && !ONLY.test(label)) continue;
       const direct = await measure(targets.direct, up + s.up.path, s.up, s.expect);
       // What the proxy's place is sent: the upstream's request, or omnigate's own when a second omnigate stands there.

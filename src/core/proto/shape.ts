@@ -40,6 +40,12 @@ const under = (segment: string, fault: string | undefined) => (fault === undefin
 const kindOf = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : v instanceof Uint8Array ? "bytes" : typeof v === "object" ? "an object" : `a ${typeof v}`);
 const wrong = (v: unknown, want: string) => `: ${kindOf(v)} where ${want} belongs`;
 
+/** An integer from `min` to `max`; a number outside is named by its value. */
+const integerIn =
+  (min: number, max: number, want: string): Check =>
+  (v) =>
+    Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? undefined : typeof v === "number" ? `: ${v} where ${want} belongs` : wrong(v, "a number");
+
 function scalarCheck(scalar: number, longAsString: boolean): Check {
   switch (scalar) {
     case 9 /* STRING */:
@@ -58,12 +64,10 @@ function scalarCheck(scalar: number, longAsString: boolean): Check {
     case 5 /* INT32 */:
     case 15 /* SFIXED32 */:
     case 17 /* SINT32 */:
-      return (v) =>
-        Number.isInteger(v) && (v as number) >= -0x80000000 && (v as number) <= 0x7fffffff ? undefined : typeof v === "number" ? `: ${v} where a 32-bit integer belongs` : wrong(v, "a number");
+      return integerIn(-0x80000000, 0x7fffffff, "a 32-bit integer");
     case 7 /* FIXED32 */:
     case 13 /* UINT32 */:
-      return (v) =>
-        Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff ? undefined : typeof v === "number" ? `: ${v} where an unsigned 32-bit integer belongs` : wrong(v, "a number");
+      return integerIn(0, 0xffffffff, "an unsigned 32-bit integer");
     default:
       return (v) => (typeof v === "number" ? undefined : wrong(v, "a number"));
   }

@@ -68,5 +68,7 @@ t.test("the image, midjourney and video clients refuse a public upstream's priva
   ] as const) {
     const err = await download("http://169.254.169.254/latest/meta-data/", signal).catch((e: unknown) => e);
     t.ok(err instanceof ConnectError && (err.code === Code.Unavailable || err.code === Code.Internal), `${name}: ${String(err)}`);
+    // The refusal's own words (message or cause), not a connection that merely failed.
+    t.match(`${String(err)} ${String((err as { cause?: unknown }).cause)}`, /private or loopback/, `${name}: refused as private`);
   }
 });
