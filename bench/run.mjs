@@ -3,7 +3,7 @@
 // translating between formats. Load comes from autocannon in its own process.
 // Processes are pinned: upstream and load generator on cpu0, the system under
 // test on cpu1. Bounded in time; stops by itself.
-import { spawn, execFileSync } from "node:child_process";
+import { spawn, execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -20,6 +20,8 @@ const WARMUP_SLICE = 2;
 /** Alternating rounds of bare proxy and omnigate per chat scenario: medians are reported, so that a slow spell of the machine hits both. */
 const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 6)));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/** Side-by-side rounds per chat scenario: proxy and omnigate loaded at the same time, so that both see the same machine (0: skip). */
+const SIDE_ROUNDS = Math.max(0, Math.floor(Number(process.env.BENCH_SIDE_BY_SIDE ?? 6)));
 const SOAK = Number(process.env.BENCH_SOAK_REQUESTS ?? 150_000);
 /** Share of omnigate's saturated rate at which proxy and omnigate are both driven to compare latency at equal load (0: skip). */
 const EQUAL_LOAD = Number(process.env.BENCH_EQUAL_LOAD ?? 0.5);
@@ -110,6 +112,60 @@ function autocannon(url, req, { duration, amount, rate }) {
   const [c, a] = pin(0, process.execPath, args);
   const out = execFileSync(c, a, { maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] }).toString();
   return JSON.parse(out);
+}
+
+/** autocannon as above, without blocking: two of them can load two targets at once. */
+function autocannonAsync(url, req, duration) {
+  const args = [path.join(ROOT, "node_modules/autocannon/autocannon.js"), "--json", "-c", String(CONNECTIONS), "-m", req.method ?? "POST", "-d", String(duration)];
+  for (const [k, v] of Object.entries(req.headers ?? {})) args.push("-H", `${k}=${v}`);
+  if (req.body !== undefined) args.push("-b", JSON.stringify(req.body));
+  args.push(url);
+  const [c, a] = pin(0, process.execPath, args);
+  return new Promise((resolve, reject) =>
+    execFile(c, a, { maxBuffer: 64 * 1024 * 1024 }, (err, out) => {
+      if (err) return reject(err);
+      try {
+        resolve(JSON.parse(out.toString()));
+      } catch (e) {
+        reject(e);
+      }
+    }),
+  );
+}
+
+/**
+ * Both targets under load at the same time, each from its own load generator,
+ * for SIDE_ROUNDS rounds: the CPU per request of each over the same seconds.
+ * The alternating rounds measure each target seconds apart, and on a shared
+ * machine its speed moves that much between them; side by side a slow spell
+ * slows both. Each target then has about half of the CPU and shares its caches
+ * with the other, so this gives the CPU ratio only (throughput and latency
+ * come from the alternating rounds).
+ */
+async function sideBySide(proxy, proxyReq, og, ogReq) {
+  if (!proxy.pid || !og.pid) return undefined;
+  const rounds = [];
+  // One round unmeasured: the two targets have only been loaded alone so far.
+  await Promise.all([autocannonAsync(proxy.base + proxyReq.path, proxyReq, WARMUP), autocannonAsync(og.base + ogReq.path, ogReq, WARMUP)]);
+  for (let i = 0; i < SIDE_ROUNDS; i++) {
+    const pb = procCounts(proxy.pid);
+    const ob = procCounts(og.pid);
+    const [pr, orr] = await Promise.all([autocannonAsync(proxy.base + proxyReq.path, proxyReq, DURATION), autocannonAsync(og.base + ogReq.path, ogReq, DURATION)]);
+    const pa = procCounts(proxy.pid);
+    const oa = procCounts(og.pid);
+    const p = perRequest(pb, pa, pr.requests.total).cpuUsPerReq;
+    const o = perRequest(ob, oa, orr.requests.total).cpuUsPerReq;
+    rounds.push({ proxy: p, omnigate: o, errors: pr.errors + pr.timeouts + (pr.non2xx ?? 0) + orr.errors + orr.timeouts + (orr.non2xx ?? 0) });
+  }
+  const ratios = rounds.map((r) => r.omnigate / r.proxy).filter(Number.isFinite);
+  return {
+    proxy: median(rounds.map((r) => r.proxy)),
+    omnigate: median(rounds.map((r) => r.omnigate)),
+    cpu: median(ratios),
+    cpuRange: ratios.length ? [Math.min(...ratios), Math.max(...ratios)] : undefined,
+    errors: rounds.reduce((a, r) => a + r.errors, 0),
+    rounds,
+  };
 }
 
 async function waitHealthy(url, p) {
@@ -496,6 +552,7 @@ async function main() {
       const proxied = combine(proxyRounds);
       const og = combine(ogRounds);
       const paired = pairedRatios(proxyRounds, ogRounds);
+      const side = SIDE_ROUNDS > 0 && !og.error && !proxied.error ? await sideBySide(targets.proxy, baseReq, targets.omnigate, s.og) : undefined;
       let equal;
       if (EQUAL_LOAD > 0 && !og.error && !proxied.error && og.rps > 0) {
         // From omnigate's slowest saturated round, not the median: a machine that slows between the
@@ -523,7 +580,7 @@ async function main() {
           behind: { proxy: pr.filter((r) => r.rps < 0.97 * rate).length, omnigate: or.filter((r) => r.rps < 0.97 * rate).length },
         };
       }
-      rows.push({ scenario: label, results: [direct, proxied, og], baseline: proxied, ...(paired ? { paired } : {}), equal });
+      rows.push({ scenario: label, results: [direct, proxied, og], baseline: proxied, ...(paired ? { paired } : {}), ...(side ? { side } : {}), equal });
       process.stderr.write(`done: ${label}\n`);
     }
     const local = [
@@ -575,6 +632,7 @@ async function main() {
       meta: {
         duration: DURATION,
         rounds: ROUNDS,
+        sideRounds: SIDE_ROUNDS,
         connections: CONNECTIONS,
         pinned: hasTaskset,
         node: process.version,
@@ -641,6 +699,17 @@ function report(data) {
       const cpuRatio = paired?.cpu !== undefined ? fmt(paired.cpu, 2) + spread(paired.cpuRange) : b && r.cpuUsPerReq && b.cpuUsPerReq ? fmt(r.cpuUsPerReq / b.cpuUsPerReq, 2) : "-";
       lines.push(`| ${row.scenario} | ${r.target.name} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUsPerReq)} | ${ratio} | ${cpuRatio} | ${r.errors} |`);
     }
+  }
+  const side = data.rows.filter((row) => row.side);
+  if (side.length) {
+    lines.push("");
+    lines.push(
+      `Side by side: bare proxy and omnigate under load at the same time (each from its own load generator, both on the same CPU) in ${data.meta.sideRounds} rounds, so that a slow spell of the machine slows both: each one's CPU µs a request (medians), and omnigate's over the proxy's as the median of the per-round ratios, with their range. Steadier than the alternating rounds above, which measure the two seconds apart; sharing a CPU's caches and time slices weighs more on the larger process, so it reads somewhat high (bench/README.md).`,
+    );
+    lines.push("");
+    lines.push("| scenario | proxy CPU µs/req | omnigate CPU µs/req | ÷ proxy CPU | errors |");
+    lines.push("|---|---:|---:|---:|---:|");
+    for (const row of side) lines.push(`| ${row.scenario} | ${fmt(row.side.proxy)} | ${fmt(row.side.omnigate)} | ${fmt(row.side.cpu, 2)}${spread(row.side.cpuRange)} | ${row.side.errors} |`);
   }
   const warmed = data.rows.filter((row) => row.results.some((r) => r.rounds?.[0]?.warmup?.slices?.length));
   if (warmed.length) {
