@@ -704,7 +704,7 @@ function report(data) {
   if (side.length) {
     lines.push("");
     lines.push(
-      `Side by side: bare proxy and omnigate under load at the same time (each from its own load generator, both on the same CPU) in ${data.meta.sideRounds} rounds, so that a slow spell of the machine slows both: each one's CPU µs a request (medians), and omnigate's over the proxy's as the median of the per-round ratios, with their range. Steadier than the alternating rounds above, which measure the two seconds apart; sharing a CPU's caches and time slices weighs more on the larger process, so it reads somewhat high (bench/README.md).`,
+      `Side by side: bare proxy and omnigate under load at the same time (each from its own load generator, both on the same CPU) in ${data.meta.sideRounds} rounds, so that a slow spell of the machine slows both: each one's CPU µs a request (medians), and omnigate's over the proxy's as the median of the per-round ratios, with their range. Steadier than the alternating rounds above, which measure the two seconds apart; sharing a CPU's caches and time slices can weigh more on the larger process, so it may read somewhat high (bench/README.md).`,
     );
     lines.push("");
     lines.push("| scenario | proxy CPU µs/req | omnigate CPU µs/req | ÷ proxy CPU | errors |");
