@@ -101,7 +101,11 @@ function memKb(pid, field) {
   return m ? Number(m[1]) : 0;
 }
 
-function autocannon(url, req, { duration, amount, rate }) {
+/** An autocannon result's failed requests: errors, timeouts and answers other than 2xx. */
+const failures = (r) => r.errors + r.timeouts + (r.non2xx ?? 0);
+
+/** The pinned autocannon command line for one load run. */
+function autocannonCommand(url, req, { duration, amount, rate }) {
   const args = [path.join(ROOT, "node_modules/autocannon/autocannon.js"), "--json", "-c", String(CONNECTIONS), "-m", req.method ?? "POST"];
   if (rate) args.push("-R", String(rate));
   if (amount) args.push("-a", String(amount));
@@ -109,18 +113,18 @@ function autocannon(url, req, { duration, amount, rate }) {
   for (const [k, v] of Object.entries(req.headers ?? {})) args.push("-H", `${k}=${v}`);
   if (req.body !== undefined) args.push("-b", JSON.stringify(req.body));
   args.push(url);
-  const [c, a] = pin(0, process.execPath, args);
+  return pin(0, process.execPath, args);
+}
+
+function autocannon(url, req, opts) {
+  const [c, a] = autocannonCommand(url, req, opts);
   const out = execFileSync(c, a, { maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] }).toString();
   return JSON.parse(out);
 }
 
 /** autocannon as above, without blocking: two of them can load two targets at once. */
 function autocannonAsync(url, req, duration) {
-  const args = [path.join(ROOT, "node_modules/autocannon/autocannon.js"), "--json", "-c", String(CONNECTIONS), "-m", req.method ?? "POST", "-d", String(duration)];
-  for (const [k, v] of Object.entries(req.headers ?? {})) args.push("-H", `${k}=${v}`);
-  if (req.body !== undefined) args.push("-b", JSON.stringify(req.body));
-  args.push(url);
-  const [c, a] = pin(0, process.execPath, args);
+  const [c, a] = autocannonCommand(url, req, { duration });
   return new Promise((resolve, reject) =>
     execFile(c, a, { maxBuffer: 64 * 1024 * 1024 }, (err, out) => {
       if (err) return reject(err);
@@ -155,7 +159,7 @@ async function sideBySide(proxy, proxyReq, og, ogReq) {
     const oa = procCounts(og.pid);
     const p = perRequest(pb, pa, pr.requests.total).cpuUsPerReq;
     const o = perRequest(ob, oa, orr.requests.total).cpuUsPerReq;
-    rounds.push({ proxy: p, omnigate: o, errors: pr.errors + pr.timeouts + (pr.non2xx ?? 0) + orr.errors + orr.timeouts + (orr.non2xx ?? 0) });
+    rounds.push({ proxy: p, omnigate: o, errors: failures(pr) + failures(orr) });
   }
   const ratios = rounds.map((r) => r.omnigate / r.proxy).filter(Number.isFinite);
   return {
@@ -292,7 +296,7 @@ async function measure(target, url, req, expect, { warmup = true } = {}) {
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
-    errors: r.errors + r.timeouts + (r.non2xx ?? 0),
+    errors: failures(r),
     requests: total,
     ...perRequest(before, after, total),
     ...(warm ? { warmup: warm } : {}),
