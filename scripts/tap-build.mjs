@@ -2,12 +2,26 @@
 // was built with (as after `npm ci`, .taprc dropping @tapjs/typescript). tap
 // rebuilds by itself too, but its runner keeps the plugins it started with
 // and hands their loaders to that run's test processes; building first makes
-// the first run after an install like every other.
+// the first run after an install like every other. It also empties the
+// TypeScript loader's cache (scripts/ts-loader) once it holds a few edits'
+// worth of entries more than the tree has files.
 import { spawnSync } from "node:child_process";
+import { readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { TapConfig } from "@tapjs/config";
 import { signature } from "@tapjs/test";
+import { CACHE_DIR } from "./ts-loader/hooks.mjs";
+
+const MAX_CACHED = 5000;
+const cached = (() => {
+  try {
+    return readdirSync(CACHE_DIR).length;
+  } catch {
+    return 0;
+  }
+})();
+if (cached > MAX_CACHED) rmSync(CACHE_DIR, { recursive: true, force: true });
 
 const config = await TapConfig.load();
 if (config.pluginSignature !== signature) {
