@@ -6,7 +6,7 @@
 // TypeScript loader's cache (scripts/ts-loader) once it holds a few edits'
 // worth of entries more than the tree has files.
 import { spawnSync } from "node:child_process";
-import { readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { TapConfig } from "@tapjs/config";
@@ -14,14 +14,7 @@ import { signature } from "@tapjs/test";
 import { CACHE_DIR } from "./ts-loader/hooks.mjs";
 
 const MAX_CACHED = 5000;
-const cached = (() => {
-  try {
-    return readdirSync(CACHE_DIR).length;
-  } catch {
-    return 0;
-  }
-})();
-if (cached > MAX_CACHED) rmSync(CACHE_DIR, { recursive: true, force: true });
+if (existsSync(CACHE_DIR) && readdirSync(CACHE_DIR).length > MAX_CACHED) rmSync(CACHE_DIR, { recursive: true, force: true });
 
 const config = await TapConfig.load();
 if (config.pluginSignature !== signature) {

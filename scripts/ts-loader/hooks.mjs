@@ -6,7 +6,7 @@
 //
 // Each test process would transform the same few hundred files again, so a
 // file's output is kept in CACHE_DIR under a hash of its path, its source and
-// the transform's options (scripts/tap-build.mjs empties it before a run).
+// the transform's options (scripts/tap-build.mjs empties it when it grows large).
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
