@@ -259,8 +259,15 @@ t.test("npm start runs scripts/start.mjs, and the build finds the repository roo
   t.equal(got.dist, path.join(ROOT, "dist", "console"));
   t.ok(got.ffmpeg.startsWith(path.join(ROOT, "node_modules")) && existsSync(got.ffmpeg), "media.ts's createRequire still finds node_modules");
 
-  // Node 20 before 20.19 cannot require() an ES module: a CommonJS package of
-  // the runtime tree that does (package.json's overrides) would stop startup there.
+  t.equal(packageRoot(path.join(ROOT, "src", "server")), ROOT);
+  const root = path.parse(ROOT).root;
+  if (!existsSync(path.join(root, "package.json"))) t.throws(() => packageRoot(root), /no package\.json at or above/);
+});
+
+// Node 20 before 20.19 cannot require() an ES module, so no CommonJS package
+// of the runtime tree may (package.json's overrides keep two from it).
+t.test("the built server loads where require() cannot load an ES module", async (t) => {
+  const b = await buildServer();
   const lazy = ["src/storage/postgres/pg-storage.js", "src/core/auth/redis-signal.js", "src/core/tasks/redis-bus.js", "src/core/tenancy/redis-limiter.js"];
   const oldNode = node(ROOT, [
     "--no-experimental-require-module",
@@ -276,8 +283,4 @@ t.test("npm start runs scripts/start.mjs, and the build finds the repository roo
   ]);
   t.equal(await oldNode.exited, 0, oldNode.err());
   t.equal(oldNode.out().trim(), "loaded", "the server's modules load without require(esm)");
-
-  t.equal(packageRoot(path.join(ROOT, "src", "server")), ROOT);
-  const root = path.parse(ROOT).root;
-  if (!existsSync(path.join(root, "package.json"))) t.throws(() => packageRoot(root), /no package\.json at or above/);
 });
