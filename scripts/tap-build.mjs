@@ -3,8 +3,8 @@
 // rebuilds by itself too, but its runner keeps the plugins it started with
 // and hands their loaders to that run's test processes; building first makes
 // the first run after an install like every other. It also empties the
-// TypeScript loader's cache (scripts/ts-loader) once it holds a few edits'
-// worth of entries more than the tree has files.
+// TypeScript loader's cache (scripts/ts-loader) past MAX_CACHED entries,
+// several times the files the suite loads, so old edits' outputs go.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
