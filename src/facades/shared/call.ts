@@ -24,6 +24,8 @@ interface SocketWatch {
   current: ServerResponse;
 }
 const watches = new WeakMap<Socket, SocketWatch>();
+/** The listener that stays on a connection's signal (see connectionGone). */
+const keepListening = (): void => {};
 
 /**
  * Aborts when the client disconnects before the response is complete, like
@@ -41,6 +43,9 @@ export function connectionGone(reply: FastifyReply): AbortSignal {
   let w = watches.get(socket);
   if (w === undefined || w.ac.signal.aborted) {
     const watch: SocketWatch = { ac: new AbortController(), current: res };
+    // Requests add and remove their "abort" listeners on this long-lived signal; one that stays keeps
+    // its listener map from emptying, which made V8 rehash the map into the old generation each time.
+    watch.ac.signal.addEventListener("abort", keepListening);
     socket.once("close", () => {
       if (!watch.current.writableFinished) watch.ac.abort(new Error("client disconnected"));
     });

@@ -2,6 +2,7 @@
 // connection closes with a response unfinished. A bare fastify app with two
 // routes: one answers at once, one holds its answer until the test lets it go.
 import t from "tap";
+import { getEventListeners } from "node:events";
 import { connect, type Socket } from "node:net";
 import Fastify from "fastify";
 import { connectionGone, urlBaseOf } from "../../../src/facades/shared/call.js";
@@ -57,6 +58,20 @@ t.test("the requests of one connection share a signal that finished responses ne
   await get(s2, "/now");
   t.not(seen[2], seen[0], "another connection, another signal");
   s2.destroy();
+});
+
+t.test("a request's abort listener comes and goes without emptying the connection signal's listeners", async (t) => {
+  const s = await open();
+  await get(s, "/now");
+  const signal = seen.at(-1)!;
+  const before = getEventListeners(signal, "abort").length;
+  t.ok(before >= 1, "a listener stays on the signal");
+  const mine = () => {};
+  signal.addEventListener("abort", mine, { once: true });
+  t.equal(getEventListeners(signal, "abort").length, before + 1);
+  signal.removeEventListener("abort", mine);
+  t.equal(getEventListeners(signal, "abort").length, before, "removing a request's listener leaves the one that stays");
+  s.destroy();
 });
 
 t.test("a connection closed with a response unfinished aborts its signal", async (t) => {
