@@ -3,11 +3,16 @@
 // --no-allocation-site-pretenuring: under request load V8 pretenures request objects, whose dead copies keep young garbage alive.
 // --heap-growing-percent=10: what the gateway promotes is almost all garbage, so a wider margin only costs RSS.
 // --no-parallel-scavenge (one usable CPU only): helper threads would just take turns with the main thread.
+// --no-concurrent-marking (one usable CPU only): the marker threads took the CPU from the event loop for
+// scheduler slices (20-35 ms stalls, repeated for a few hundred ms, at each full collection); marking on
+// the main thread goes in steps of about a millisecond instead. It is switched only once a full collection
+// has finished any marking under way.
 // Not --single-threaded-gc: flipped while concurrent marking runs, V8 aborts (test/server/v8-flags.test.ts).
 // The young generation's size and the helper pool are fixed at start: `npm start` passes them on node's command line.
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import v8 from "node:v8";
+import { runInNewContext } from "node:vm";
 
 const DEFAULTS: readonly (readonly [name: string, flag: string])[] = [
   ["allocation-site-pretenuring", "--no-allocation-site-pretenuring"],
@@ -15,7 +20,13 @@ const DEFAULTS: readonly (readonly [name: string, flag: string])[] = [
 ];
 
 /** Defaults for a process that may use one CPU at most. */
-const ONE_CPU: readonly (readonly [name: string, flag: string])[] = [["parallel-scavenge", "--no-parallel-scavenge"]];
+const ONE_CPU: readonly (readonly [name: string, flag: string])[] = [
+  ["parallel-scavenge", "--no-parallel-scavenge"],
+  ["concurrent-marking", "--no-concurrent-marking"],
+];
+
+/** Flags V8 may only see change between marking cycles. */
+const BETWEEN_CYCLES = new Set(["--no-concurrent-marking"]);
 
 const norm = (arg: string) => arg.slice(2).split("=")[0]!.replaceAll("_", "-").replace(/^no-/, "");
 
@@ -85,6 +96,15 @@ export function usableCpus(read: (file: string) => string = (f) => readFileSync(
 /** Sets this process's V8 flags (main.ts, before the other modules load); returns those it set, for the start-up log. */
 export function applyV8Flags(): string[] {
   const flags = v8Flags(process.execArgv, usableCpus());
+  if (flags.some((f) => BETWEEN_CYCLES.has(f))) finishMarking();
   for (const flag of flags) v8.setFlagsFromString(flag);
   return flags;
+}
+
+/** Runs a full collection, which ends any marking cycle under way (its concurrent job joined). */
+function finishMarking(): void {
+  v8.setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  v8.setFlagsFromString("--no-expose-gc");
+  gc();
 }

@@ -4,11 +4,16 @@ import type { Config } from "../config.js";
 import { openSqliteStorage } from "./sqlite/sqlite-storage.js";
 import type { Storage } from "./types.js";
 
-export type StorageConfig = Pick<Config, "dataDir" | "databaseUrl" | "databaseSchema" | "databasePoolSize">;
+export type StorageConfig = Pick<Config, "dataDir" | "databaseUrl" | "databaseSchema" | "databasePoolSize"> & Partial<Pick<Config, "sqliteCheckpoint">>;
 
 /** Opens (and migrates) the configured storage; throws StorageError naming the setting when it cannot. */
 export async function openStorage(config: StorageConfig, opts: { onError?: (err: unknown) => void; connectTimeoutMs?: number } = {}): Promise<Storage> {
-  if (!config.databaseUrl) return openSqliteStorage(config.dataDir);
+  if (!config.databaseUrl) {
+    return openSqliteStorage(config.dataDir, {
+      checkpoint: config.sqliteCheckpoint ?? "inline",
+      ...(opts.onError ? { onError: opts.onError } : {}),
+    });
+  }
   // The PostgreSQL client (pg) is loaded only when it is configured: heap otherwise held for nothing.
   const { openPostgresStorage } = await import("./postgres/pg-storage.js");
   return openPostgresStorage({

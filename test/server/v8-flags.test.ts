@@ -20,15 +20,16 @@ t.test("each flag is set unless node's command line names it", async (t) => {
   t.same(v8Flags(["--heap_growing_percent=50", "--allocation-site-pretenuring"], 2), []);
 });
 
-t.test("young collections without helper threads only for a process that may use one CPU at most", async (t) => {
+t.test("young collections and marking without helper threads only for a process that may use one CPU at most", async (t) => {
   const both = ["--no-allocation-site-pretenuring", "--heap-growing-percent=10"];
-  t.same(v8Flags([], 1), [...both, "--no-parallel-scavenge"]);
-  t.same(v8Flags([], 0.5), [...both, "--no-parallel-scavenge"], "a quota of half a CPU");
+  const one = ["--no-parallel-scavenge", "--no-concurrent-marking"];
+  t.same(v8Flags([], 1), [...both, ...one]);
+  t.same(v8Flags([], 0.5), [...both, ...one], "a quota of half a CPU");
   t.same(v8Flags([], 1.5), both, "a quota of one and a half CPUs keeps the helpers");
   t.same(v8Flags([], 4), both);
   t.same(v8Flags([], Infinity), both);
-  t.same(v8Flags(["--parallel-scavenge"], 1), both, "an operator's explicit choice stands");
-  t.same(v8Flags(["--no_parallel_scavenge"], 1), both, "named with underscores");
+  t.same(v8Flags(["--parallel-scavenge"], 1), [...both, "--no-concurrent-marking"], "an operator's explicit choice stands");
+  t.same(v8Flags(["--no_parallel_scavenge", "--concurrent_marking"], 1), both, "named with underscores");
 });
 
 t.test("cpu.max: quota over period, max is no limit", async (t) => {
@@ -141,6 +142,56 @@ t.test("pinned to one CPU, the flags take the helper threads out of young collec
   const flagged = pinnedScavenges(true);
   t.ok(flagged.count > 10, `with the flags: ${flagged.count} young collections`);
   t.equal(flagged.helperMs, 0, `helper threads: ${control.helperMs.toFixed(1)} ms without the flags, ${flagged.helperMs} ms with them`);
+});
+
+/**
+ * Full collections of a child pinned to one CPU that keeps part of what it
+ * allocates, with the flags applied after `flipAt` allocations (or never),
+ * from that point on: how many, and how many of them had the marker threads
+ * working outside the pause (their marking time above the pause's own; in the
+ * pause they can only take turns with the main thread on the one CPU).
+ */
+function pinnedMarking(flipAt: number | undefined): { count: number; concurrent: number } {
+  const r = runChild(
+    false,
+    ["--trace-gc-nvp"],
+    [
+      `const { applyV8Flags } = await import(${JSON.stringify(mod)});`,
+      "const keep = []; let x = []; let from = 0;",
+      "for (let i = 0; i < 6e6; i++) {",
+      "  x.push({ a: i, b: 's' + i }); if (x.length > 2000) { keep.push(x); x = []; } if (keep.length > 200) keep.length = 0;",
+      `  if (i === ${flipAt ?? -1}) { applyV8Flags(); from = Math.ceil(performance.now() - performance.nodeTiming.v8Start); }`,
+      "}",
+      "process.stderr.write(`FROM ${from}\\n`);",
+    ],
+    "0",
+  );
+  const from = Number(/FROM (\d+)/.exec(r.stderr)?.[1]);
+  if (!Number.isFinite(from)) throw new Error(`no start mark: ${r.stderr}`);
+  let count = 0;
+  let concurrent = 0;
+  for (const line of r.stdout.split("\n")) {
+    const at = /\s(\d+) ms: .*\bgc=mc\b/.exec(line);
+    if (!at || Number(at[1]) <= from) continue;
+    count++;
+    const inPause = Number(/\smark=([\d.]+)/.exec(line)?.[1]);
+    const helpers = Number(/background\.mark=([\d.]+)/.exec(line)?.[1]);
+    if (helpers > inPause + 1) concurrent++;
+  }
+  return { count, concurrent };
+}
+
+t.test("pinned to one CPU, the flags keep marking on the main thread, switched safely at any point", async (t) => {
+  if (spawnSync("taskset", ["-c", "0", "true"]).status !== 0) return void t.pass("taskset", { skip: "taskset is not available here" });
+  const control = pinnedMarking(undefined);
+  t.ok(control.count > 3, `control: ${control.count} full collections`);
+  if (control.concurrent === 0) return void t.pass("control", { skip: "this V8 marked concurrently in none of them even without the flag" });
+  // Switched at several points of the run, some inside a marking cycle; the child exits cleanly each time.
+  for (const flipAt of [1_000_000, 2_000_000, 3_000_000]) {
+    const flagged = pinnedMarking(flipAt);
+    t.ok(flagged.count > 1, `switched after ${flipAt}: ${flagged.count} full collections after it`);
+    t.equal(flagged.concurrent, 0, `marked concurrently: ${control.concurrent} of ${control.count} without the flags`);
+  }
 });
 
 // A workload V8 pretenures: object literals holding an empty array literal

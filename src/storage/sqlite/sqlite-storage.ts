@@ -15,6 +15,7 @@ import { sqliteCachedContentStore } from "./cached-contents.js";
 import { sqliteStoredResponseStore } from "./stored-responses.js";
 import { sqliteTaskOutboxStore } from "./task-outbox.js";
 import { sqliteTaskAccountStore } from "./task-accounts.js";
+import { startCheckpointer, type Checkpointer } from "./checkpointer.js";
 
 export const DB_FILE = "omnigate.db";
 
@@ -60,7 +61,20 @@ export function configureConnection(db: Database.Database): void {
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
 }
 
-export function openSqliteStorage(dataDir: string, opts: { migrations?: Migration[] } = {}): Storage {
+/** SQLite's own threshold (WAL pages) for the automatic checkpoint, used when the worker cannot run. */
+const AUTOCHECKPOINT_PAGES = 1000;
+
+export interface SqliteOptions {
+  migrations?: Migration[];
+  /** In the writing connection's commits, as SQLite does (default), or on a worker thread (src/storage/sqlite/checkpointer.ts). */
+  checkpoint?: "worker" | "inline";
+  /** Told when the checkpoint worker fails and checkpoints go back inline. */
+  onError?: (err: Error) => void;
+  /** Starts the worker (tests replace it). */
+  startCheckpointer?: typeof startCheckpointer;
+}
+
+export function openSqliteStorage(dataDir: string, opts: SqliteOptions = {}): Storage {
   prepareDataDir(dataDir);
   const file = path.join(dataDir, DB_FILE);
   let db: Database.Database;
@@ -70,6 +84,16 @@ export function openSqliteStorage(dataDir: string, opts: { migrations?: Migratio
     migrate(db, opts.migrations ?? allMigrations);
   } catch (err) {
     throw new StorageError(`OMNIGATE_DATA_DIR: cannot open ${file}: ${(err as Error).message}`);
+  }
+  let checkpointer: Checkpointer | undefined;
+  if (opts.checkpoint === "worker") {
+    db.pragma("wal_autocheckpoint = 0");
+    checkpointer = (opts.startCheckpointer ?? startCheckpointer)(file, {
+      onFail: (err) => {
+        if (db.open) db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+        (opts.onError ?? ((e) => process.stderr.write(`omnigate: storage: ${e.message}; checkpoints run inline\n`)))(err);
+      },
+    });
   }
   const usage = sqliteUsageStore(db);
   let closed = false;
@@ -90,6 +114,8 @@ export function openSqliteStorage(dataDir: string, opts: { migrations?: Migratio
       if (closed) return;
       closed = true;
       usage.flush();
+      // The worker's connection first, so that the main one closes last and removes the WAL.
+      await checkpointer?.close();
       db.close();
     },
   };
