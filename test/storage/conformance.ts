@@ -56,7 +56,7 @@ const msg = (id: string, taskId: string, seq: number, over: Partial<OutboxMessag
   ...over,
 });
 
-const usage = (over: Partial<UsageRecord> = {}): UsageRecord => ({
+export const usage = (over: Partial<UsageRecord> = {}): UsageRecord => ({
   time: T0,
   keyId: "key_a",
   format: "messages",

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from "../../src/config.js";
 import { openStorage } from "../../src/storage/open.js";
 import { DB_FILE } from "../../src/storage/sqlite/sqlite-storage.js";
 import { tempDir } from "../helpers/app.js";
+import { usage } from "./conformance.js";
 
 t.test("defaults: SQLite in the data dir, files under it", async (t) => {
   const c = loadConfig({ OMNIGATE_DATA_DIR: "/tmp/og-data" });
@@ -46,21 +47,7 @@ t.test("sqliteCheckpoint reaches the SQLite storage: only the worker copies a sh
     const file = path.join(config.dataDir, DB_FILE);
     const before = statSync(file).size;
     for (let i = 0; i < 2000; i++) {
-      storage.usage.record({
-        time: i,
-        keyId: "k",
-        format: "messages",
-        model: "m".repeat(100),
-        channel: "c",
-        inputTokens: 1,
-        outputTokens: 1,
-        images: 0,
-        seconds: 0,
-        credits: 0,
-        status: "ok",
-        latencyMs: 1,
-        requestId: `r${i}`,
-      });
+      storage.usage.record(usage({ time: i, keyId: "k", model: "m".repeat(100), requestId: `r${i}` }));
     }
     await storage.usage.query({});
     // Well under SQLite's 1,000-page threshold, so only the worker's pass writes the file.

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { startCheckpointer } from "../../../src/storage/sqlite/checkpointer.js";
 import { configureConnection, DB_FILE, openSqliteStorage } from "../../../src/storage/sqlite/sqlite-storage.js";
 import { tempDir } from "../../helpers/app.js";
+import { usage } from "../conformance.js";
 
 /** A WAL database whose connection never checkpoints by itself, with `rows` rows committed. */
 function writer(rows: number) {
@@ -60,21 +61,7 @@ t.test("a worker that cannot open the database reports a failure once", async (t
   await cp.close();
 });
 
-const usageRow = (i: number, modelChars = 200) => ({
-  time: i,
-  keyId: "k",
-  format: "messages",
-  model: "m".repeat(modelChars),
-  channel: "c",
-  inputTokens: 1,
-  outputTokens: 1,
-  images: 0,
-  seconds: 0,
-  credits: 0,
-  status: "ok",
-  latencyMs: 1,
-  requestId: `req_${i}`,
-});
+const usageRow = (i: number, modelChars = 200) => usage({ time: i, keyId: "k", model: "m".repeat(modelChars), requestId: `req_${i}` });
 
 t.test("the storage checkpoints off its own connection and removes the WAL when it closes", async (t) => {
   const dir = tempDir();
