@@ -121,17 +121,23 @@ function pinnedScavenges(applyFlags: boolean): { count: number; helperMs: number
     ],
     "0",
   );
+  const lines = collectionsAfterMark(r, "s");
+  const helperMs = lines.reduce((ms, line) => ms + Number(/background\.scavenge\.parallel=([\d.]+)/.exec(line)?.[1] ?? NaN), 0);
+  return { count: lines.length, helperMs };
+}
+
+/**
+ * A child's --trace-gc-nvp lines of collections of one kind (`s` young, `mc`
+ * full) that ended after the "FROM <ms>" mark it wrote to stderr.
+ */
+function collectionsAfterMark(r: { stdout: string; stderr: string }, kind: "s" | "mc"): string[] {
   const from = Number(/FROM (\d+)/.exec(r.stderr)?.[1]);
   if (!Number.isFinite(from)) throw new Error(`no start mark: ${r.stderr}`);
-  let count = 0;
-  let helperMs = 0;
-  for (const line of r.stdout.split("\n")) {
-    const at = /\s(\d+) ms: .*\bgc=s\b/.exec(line);
-    if (!at || Number(at[1]) <= from) continue;
-    count++;
-    helperMs += Number(/background\.scavenge\.parallel=([\d.]+)/.exec(line)?.[1] ?? NaN);
-  }
-  return { count, helperMs };
+  const ended = new RegExp(`\\s(\\d+) ms: .*\\bgc=${kind}\\b`);
+  return r.stdout.split("\n").filter((line) => {
+    const at = ended.exec(line);
+    return at !== null && Number(at[1]) > from;
+  });
 }
 
 t.test("pinned to one CPU, the flags take the helper threads out of young collections", async (t) => {
@@ -166,19 +172,13 @@ function pinnedMarking(flipAt: number | undefined): { count: number; concurrent:
     ],
     "0",
   );
-  const from = Number(/FROM (\d+)/.exec(r.stderr)?.[1]);
-  if (!Number.isFinite(from)) throw new Error(`no start mark: ${r.stderr}`);
-  let count = 0;
-  let concurrent = 0;
-  for (const line of r.stdout.split("\n")) {
-    const at = /\s(\d+) ms: .*\bgc=mc\b/.exec(line);
-    if (!at || Number(at[1]) <= from) continue;
-    count++;
+  const lines = collectionsAfterMark(r, "mc");
+  const concurrent = lines.filter((line) => {
     const inPause = Number(/\smark=([\d.]+)/.exec(line)?.[1]);
     const helpers = Number(/background\.mark=([\d.]+)/.exec(line)?.[1]);
-    if (helpers > inPause + 1) concurrent++;
-  }
-  return { count, concurrent };
+    return helpers > inPause + 1;
+  }).length;
+  return { count: lines.length, concurrent };
 }
 
 t.test("pinned to one CPU, the flags keep marking on the main thread, switched safely at any point", async (t) => {
