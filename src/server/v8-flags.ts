@@ -7,6 +7,9 @@
 // scheduler slices (20-35 ms stalls, repeated for a few hundred ms, at each full collection); marking on
 // the main thread goes in steps of about a millisecond instead. It is switched only once a full collection
 // has finished any marking under way.
+// --incremental-marking-soft/hard-trigger=60/80 (one usable CPU only): marking on the main thread starts
+// once 60-80% of the headroom to the heap limit is used, not at the limit, so it ends in small steps
+// before the limit instead of in one long final pause.
 // Not --single-threaded-gc: flipped while concurrent marking runs, V8 aborts (test/server/v8-flags.test.ts).
 // The young generation's size and the helper pool are fixed at start: `npm start` passes them on node's command line.
 import { readFileSync } from "node:fs";
@@ -23,6 +26,8 @@ const DEFAULTS: readonly (readonly [name: string, flag: string])[] = [
 const ONE_CPU: readonly (readonly [name: string, flag: string])[] = [
   ["parallel-scavenge", "--no-parallel-scavenge"],
   ["concurrent-marking", "--no-concurrent-marking"],
+  ["incremental-marking-soft-trigger", "--incremental-marking-soft-trigger=60"],
+  ["incremental-marking-hard-trigger", "--incremental-marking-hard-trigger=80"],
 ];
 
 /** Flags V8 may only see change between marking cycles. */
