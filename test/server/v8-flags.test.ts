@@ -114,9 +114,8 @@ function pinnedScavenges(applyFlags: boolean): { count: number; helperMs: number
     applyFlags,
     ["--max-semi-space-size=8", "--trace-gc-nvp"],
     [
-      // V8's trace lines carry the milliseconds since the isolate started, a little after V8 did
-      // (nodeTiming.v8Start, which a starved process reaches late): collections before this point are not counted.
-      "process.stderr.write(`FROM ${Math.ceil(performance.now() - performance.nodeTiming.v8Start)}\\n`);",
+      // Collections before this point are not counted.
+      MARK,
       "const keep = []; let x = [];",
       "for (let i = 0; i < 2e6; i++) { x.push({ a: i, b: 's' + i }); if (x.length > 2000) { keep.push(x); x = []; } if (keep.length > 20) keep.length = 0; }",
     ],
@@ -132,12 +131,22 @@ function pinnedScavenges(applyFlags: boolean): { count: number; helperMs: number
  * full) that ended after the "FROM <ms>" mark it wrote to stderr.
  */
 function collectionsAfterMark(r: { stdout: string; stderr: string }, kind: "s" | "mc"): string[] {
+  return traceAfterMark(r, new RegExp(`\\s(\\d+) ms: .*\\bgc=${kind}\\b`)).map((m) => m.input);
+}
+
+/** A child writes this to stderr: V8's clock now, the "FROM <ms>" mark the trace readers count from. */
+const MARK =
+  // V8's trace lines carry the milliseconds since the isolate started, a little after V8 did
+  // (nodeTiming.v8Start, which a starved process reaches late).
+  "process.stderr.write(`FROM ${Math.ceil(performance.now() - performance.nodeTiming.v8Start)}\\n`);";
+
+/** The matches of `line` (its first group: V8's milliseconds) in a child's stdout after the "FROM <ms>" mark on its stderr. */
+function traceAfterMark(r: { stdout: string; stderr: string }, line: RegExp): RegExpExecArray[] {
   const from = Number(/FROM (\d+)/.exec(r.stderr)?.[1]);
   if (!Number.isFinite(from)) throw new Error(`no start mark: ${r.stderr}`);
-  const ended = new RegExp(`\\s(\\d+) ms: .*\\bgc=${kind}\\b`);
-  return r.stdout.split("\n").filter((line) => {
-    const at = ended.exec(line);
-    return at !== null && Number(at[1]) > from;
+  return r.stdout.split("\n").flatMap((l) => {
+    const m = line.exec(l);
+    return m !== null && Number(m[1]) > from ? [m] : [];
   });
 }
 
@@ -205,19 +214,10 @@ function markingStartSlack(nodeArgs: string[]): number[] {
   const r = runChild(
     true,
     ["--max-semi-space-size=1", "--trace-incremental-marking", ...nodeArgs],
-    [
-      "process.stderr.write(`FROM ${Math.ceil(performance.now() - performance.nodeTiming.v8Start)}\\n`);",
-      "const ring = new Array(1e6);",
-      "for (let i = 0; i < 3e6; i++) ring[i % ring.length] = { a: [i, i, i, i], s: 's' + i };",
-    ],
+    [MARK, "const ring = new Array(1e6);", "for (let i = 0; i < 3e6; i++) ring[i % ring.length] = { a: [i, i, i, i], s: 's' + i };"],
     "0",
   );
-  const from = Number(/FROM (\d+)/.exec(r.stderr)?.[1]);
-  if (!Number.isFinite(from)) throw new Error(`no start mark: ${r.stderr}`);
-  return r.stdout.split("\n").flatMap((line) => {
-    const m = /\s(\d+) ms: \[IncrementalMarking\] Start \(.*v8: \d+MB \/ \d+MB \/ (\d+)MB/.exec(line);
-    return m && Number(m[1]) > from ? [Number(m[2])] : [];
-  });
+  return traceAfterMark(r, /\s(\d+) ms: \[IncrementalMarking\] Start \(.*v8: \d+MB \/ \d+MB \/ (\d+)MB/).map((m) => Number(m[2]));
 }
 
 t.test("pinned to one CPU, the flags start marking before the heap reaches its limit", async (t) => {
